@@ -169,27 +169,21 @@ def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True, mkdir: 
             os.chmod(tmp, mode)
         if overwrite:
             os.replace(tmp, target)
-        else:
-            _commit_new(tmp, target, Path(path))
+        else:           # only where the target does not exist (no clobbering race); after a link tmp is unlinked below
+            try:
+                os.link(tmp, target)               # fails with EEXIST if the name was taken meanwhile
+            except FileExistsError:
+                raise _exists_error(Path(path)) from None
+            except OSError as e:
+                if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                    raise
+                if os.path.lexists(target):        # no hard links here (FAT, some network shares)
+                    raise _exists_error(Path(path)) from None
+                os.replace(tmp, target)
         _fsync_dir(folder)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-
-
-def _commit_new(tmp: Path, target: Path, shown: Path) -> None:
-    """Put ``tmp`` at ``target`` only if ``target`` does not exist (no clobbering race)."""
-    try:
-        os.link(tmp, target)               # fails with EEXIST if the name was taken meanwhile
-    except FileExistsError:
-        raise _exists_error(shown) from None
-    except OSError as e:
-        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-            raise
-        if os.path.lexists(target):        # no hard links here (FAT, some network shares)
-            raise _exists_error(shown) from None
-        os.replace(tmp, target)
-    # after a successful link, the finally in atomic_path unlinks tmp, leaving only target
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True) -> Path:
@@ -217,17 +211,6 @@ def atomic_write_json(path: str | os.PathLike[str], data) -> Path:
 
 
 # ----------------------------------------------------------------------------- folders
-def _fsync_tree(folder: Path) -> None:
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            if os.path.islink(path):
-                continue
-            with open(path, "rb") as fh:
-                os.fsync(fh.fileno())
-        _fsync_dir(Path(root))
-
-
 def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], *, overwrite: bool = True,
                    keep_existing=None) -> Path:
     """Put the finished folder ``ready`` at ``path`` (old one aside, new renamed in, old removed);
@@ -238,7 +221,12 @@ def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], 
         return target
     if not overwrite and os.path.lexists(target):
         raise OutputExistsError(f"{target}: the folder exists")
-    _fsync_tree(ready)
+    for root, _dirs, files in os.walk(ready):      # every file and folder of it on disk before it is renamed in
+        for f in (os.path.join(root, name) for name in files):
+            if not os.path.islink(f):
+                with open(f, "rb") as fh:
+                    os.fsync(fh.fileno())
+        _fsync_dir(Path(root))
     trash = None
     if os.path.lexists(target):
         trash = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.removing")

@@ -85,7 +85,10 @@ def _main(argv: list[str] | None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
         if args.command is None:
-            gui = _gui_entry()
+            try:
+                gui = getattr(importlib.import_module("speechstudio.gui.cli"), "run_gui", None)
+            except ImportError:
+                gui = None
             if gui is not None:
                 return gui(args)
         parser.print_help()
@@ -113,14 +116,6 @@ def _main(argv: list[str] | None) -> int:
     finally:
         if catch_term:
             signal.signal(signal.SIGTERM, before if before is not None else signal.SIG_DFL)
-
-
-def _gui_entry():
-    try:
-        mod = importlib.import_module("speechstudio.gui.cli")
-    except ImportError:
-        return None
-    return getattr(mod, "run_gui", None)
 
 
 if __name__ == "__main__":

@@ -89,9 +89,7 @@ def merge(passes, n_channels: int):
     meters = {p.channel: p.reader.levels for p in passes}
     named = {p.channel: p.diarization.speakers[0] for p in passes
              if p.diarization is not None and p.diarization.speakers and p.diarization.speakers[0].known}
-    closest = {}
-    for ch, who in sorted(named.items(), key=lambda kv: kv[1].similarity or 0.0):
-        closest[who.name] = ch
+    closest = {who.name: ch for ch, who in sorted(named.items(), key=lambda kv: kv[1].similarity or 0.0)}
     for p in passes:
         ch, meter = p.channel, p.reader.levels
         known = named[ch] if ch in named and closest[named[ch].name] == ch else None

@@ -105,13 +105,12 @@ def _subtitle_options(args):
     return SubtitleOptions(highlight_words=args.highlight_words, **{f: getattr(args, f) for f in limits})
 
 
-def _request(args):
-    """The :class:`~speechstudio.batch.request.TranscriptionRequest` of the command line."""
+def cmd_transcribe(args) -> int:
     try:
         raw = parse_raw_format(args.raw_format) if args.raw_format else None
     except AudioDecodeError as e:
         raise UsageError(f"--raw-format: {e}") from None
-    return TranscriptionRequest.build(
+    request = TranscriptionRequest.build(
         model=args.model, device=args.device, precision=args.precision, language=args.language, task=args.task,
         initial_prompt=args.initial_prompt, hotwords=args.hotwords, speakers=args.speakers, diarizer=args.diarizer,
         known_voices=not args.no_known_voices, channels=args.channels, audio_track=args.audio_track,
@@ -119,10 +118,6 @@ def _request(args):
         subtitles=_subtitle_options(args), raw=raw, batch_size=args.batch_size, chunk_s=args.chunk_s,
         stride_s=args.stride_s, vocabulary="off" if args.no_vocabulary else "auto",
         allow_download=not args.no_download)
-
-
-def cmd_transcribe(args) -> int:
-    request = _request(args)
     if args.output_dir:           # files cannot be written there: fail before any work, as speak and audiobook do
         try:
             check_folder_destination(Path(args.output_dir))
@@ -181,7 +176,8 @@ def cmd_transcribe(args) -> int:
                     if ev.info is not None and ev.info.language_probability is not None:
                         tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
                     if ev.info is not None and request.speakers is not None:
-                        tqdm.write(f"{ev.item.path.name}: {_speakers_text(ev.info)}", file=sys.stderr)
+                        who = Diarization([], list(ev.info.speakers), could_be=ev.info.speakers_could_be)
+                        tqdm.write(f"{ev.item.path.name}: {who.summary()}", file=sys.stderr)
                     for w in ev.warnings:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
                     for out in ev.outputs:
@@ -235,11 +231,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
                     **bar_output(sys.stderr))
 
 
-def _speakers_text(info) -> str:
-    """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
-    return Diarization([], list(info.speakers), could_be=info.speakers_could_be).summary()
-
-
 def _language_text(info) -> str:
     """``"fr (probability 0.99, detected by whisper-base) -> whisper-base"`` for one transcript."""
     if info.language is None:
@@ -265,7 +256,14 @@ def _print_summary(s, max_listed: int = 10) -> None:
           f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)}) "
           f"in {clock(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
     if s.infos:
-        print(f"  languages: {_languages_summary(s.infos)}", file=err)
+        groups: dict[str, list] = {}      # files per language, lowest detection probability: "fr 2 (...), en 5"
+        for _, info in s.infos:
+            groups.setdefault(info.language or "none", []).append(info.language_probability)
+        parts = []
+        for lang, probs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            known = [p for p in probs if p is not None]
+            parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
+        print(f"  languages: {', '.join(parts)}", file=err)
     for path, reason in s.failed:
         reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
         print(f"  failed: {_failure_text(path, reason)}", file=err)
@@ -282,15 +280,3 @@ def _print_summary(s, max_listed: int = 10) -> None:
 def _failure_text(path, reason: str) -> str:
     """``reason`` of a failed input, with the input's ``path`` before it unless its first line names it already."""
     return reason if str(path) in reason.split("\n", 1)[0] else f"{path}: {reason}"
-
-
-def _languages_summary(infos) -> str:
-    """``"fr 2 (probability >= 0.97), en 5"``: files per language, lowest detection probability."""
-    groups: dict[str, list] = {}
-    for _, info in infos:
-        groups.setdefault(info.language or "none", []).append(info.language_probability)
-    parts = []
-    for lang, probs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        known = [p for p in probs if p is not None]
-        parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
-    return ", ".join(parts)

@@ -76,9 +76,6 @@ def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) 
     return "\n\n".join(" ".join(p).strip() for p in paragraphs) + "\n"
 
 
-_RENDERERS = {"txt": render_txt, "json": render_json}
-
-
 def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
            subtitles: SubtitleOptions | None = None) -> str:
     """Return the full content of a ``fmt`` transcript (times in seconds; ``info`` is used by ``json``).
@@ -87,7 +84,7 @@ def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
         return render_subtitles(list(segments), fmt, subtitles or SubtitleOptions(),
                                 getattr(info, "duration_s", None) or None)
     _check(fmt)
-    return _RENDERERS[fmt](list(segments), info)
+    return (render_txt if fmt == "txt" else render_json)(list(segments), info)
 
 
 def _check(fmt: str) -> None:

@@ -70,11 +70,6 @@ def _start_time(pid: int) -> float | None:
         return None
 
 
-def own_process() -> tuple[int, float | None]:
-    """``(pid, start time in Unix seconds or None)`` of this process."""
-    return os.getpid(), _start_time(os.getpid())
-
-
 def process_alive(pid: int | None, started: float | None) -> bool:
     """True when process ``pid`` exists and (when ``started`` is known) is the one that started at
     ``started`` (within 1 s: a pid reused by another program after a reboot is not it)."""
@@ -152,16 +147,12 @@ class QueueStore:
                 self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
-            self._requeue_orphans()
+            # ``running`` rows whose process is gone go back to ``queued`` (see the module docstring)
+            rows = self.db.execute("SELECT id, owner_pid, owner_started FROM jobs WHERE status='running'").fetchall()
+            self.db.executemany("UPDATE jobs SET status='queued', owner_pid=NULL, owner_started=NULL WHERE id=?",
+                                [(i,) for i, pid, started in rows if not process_alive(pid, started)])
         except sqlite3.DatabaseError as e:
             raise QueueStoreError(f"{self.path}: cannot use the queue database ({e})") from e
-
-    def _requeue_orphans(self) -> None:
-        """``running`` rows whose process is gone go back to ``queued`` (see the module docstring)."""
-        rows = self.db.execute("SELECT id, owner_pid, owner_started FROM jobs WHERE status='running'").fetchall()
-        orphans = [(i,) for i, pid, started in rows if not process_alive(pid, started)]
-        self.db.executemany("UPDATE jobs SET status='queued', owner_pid=NULL, owner_started=NULL WHERE id=?",
-                            orphans)
 
     # ------------------------------------------------------------------ schema
     @property
@@ -174,15 +165,12 @@ class QueueStore:
             raise QueueStoreError(f"{self.path}: written by a newer SpeechStudio (schema {have}, this one "
                                   f"knows {SCHEMA_VERSION}); update SpeechStudio or move the file away")
         for version in range(have, SCHEMA_VERSION):
-            self.db.execute("BEGIN IMMEDIATE")
             try:
-                for statement in MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version={version + 1}")
-                self.db.execute("COMMIT")
+                self.db.executescript(f"BEGIN IMMEDIATE; {MIGRATIONS[version]}; PRAGMA user_version={version + 1}; "
+                                      "COMMIT;")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
                 raise
 
     def close(self) -> None:
@@ -202,7 +190,7 @@ class QueueStore:
     def set_status(self, entry_id: int, status: str, *, reason: str = "", duration_s: float | None = None) -> None:
         """``queued`` / ``running`` (and back): no finish time. ``running`` records this process as
         the row's owner."""
-        pid, started = own_process() if status == "running" else (None, None)
+        pid, started = (os.getpid(), _start_time(os.getpid())) if status == "running" else (None, None)
         self.db.execute("UPDATE jobs SET status=?, reason=?, duration_s=COALESCE(?, duration_s), owner_pid=?, "
                         "owner_started=? WHERE id=?", (status, reason, duration_s, pid, started, entry_id))
 

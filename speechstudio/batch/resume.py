@@ -65,13 +65,6 @@ def recorded_source(json_path: str | os.PathLike) -> dict | None:
     return {**src, "labelled": labelled} if isinstance(src, dict) and "size" in src else None
 
 
-def same_content(recorded: dict, current: dict) -> bool:
-    """Whether two fingerprints describe the same bytes (size and both digests; mtime ignored,
-    so a copied or touched file is not redone)."""
-    keys = ("size", "sha256_first_mib", "sha256_last_mib")
-    return all(recorded.get(k) == current.get(k) for k in keys)
-
-
 def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: bool = False) -> WorkPlan:
     """Which of ``targets`` (format -> output path) to write for input ``path`` (all with ``overwrite``). Outputs
     its JSON lists as written with it (and not edited since) are redone when the input changed (or has no speaker
@@ -91,8 +84,9 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
     changed = unlabelled = False
     ours: dict[str, Path] = {}
     if src is not None:
-        try:
-            changed = not same_content(src, fingerprint(path))
+        try:        # the same bytes: size and both digests (mtime ignored: a copied or touched file is not redone)
+            now = fingerprint(path)
+            changed = any(src.get(k) != now.get(k) for k in ("size", "sha256_first_mib", "sha256_last_mib"))
         except OSError:
             changed = False                  # unreadable now: the decoder reports it
         unlabelled = speakers and not src["labelled"]

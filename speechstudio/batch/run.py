@@ -121,20 +121,12 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
     """``(items, ignored)``: files and folders expanded into input items (sorted, de-duplicated; hidden and
     transcript files passed over; named files always tried); ``ignored``: ``(path, reason)`` of folder entries that
     are not media or broken links, and of paths that do not exist (reason :data:`MISSING`: the CLI fails those)."""
-    items: list[InputItem] = []
+    found: dict[Path, InputItem] = {}         # by resolved path: each input once, as first named
     ignored: list[tuple[Path, str]] = []
-    seen: set[Path] = set()
-
-    def add(item: InputItem) -> None:
-        key = item.path.resolve()
-        if key not in seen:
-            seen.add(key)
-            items.append(item)
-
     for raw in paths:
         p = Path(raw)
         if str(raw) == "-":                   # standard input, decoded as a stream
-            add(InputItem(p, None))
+            found.setdefault(p.resolve(), InputItem(p, None))
         elif p.is_dir():
             it = p.rglob("*") if recursive else p.glob("*")
             for f in sorted(it, key=lambda q: str(q).lower()):
@@ -149,12 +141,12 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
                 if f.suffix.lower() in NOT_MEDIA:
                     ignored.append((f, "not a media file (by its extension)"))
                     continue
-                add(InputItem(f, p))
+                found.setdefault(f.resolve(), InputItem(f, p))
         elif p.exists():
-            add(InputItem(p, None))
+            found.setdefault(p.resolve(), InputItem(p, None))
         else:
             ignored.append((p, MISSING))
-    return items, ignored
+    return list(found.values()), ignored
 
 
 MISSING = "no such file or folder"

@@ -5,6 +5,7 @@ timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}`` (centiseconds); SRT has none."
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import math
 import re
@@ -128,19 +129,6 @@ def _break_cost(prev: Word, w: Word) -> float:
     return max(0.0, cost - min(1.5, 5.0 * max(0.0, pause - 0.1)))
 
 
-def _text_pieces(text: str) -> list[str]:
-    """``text`` cut into display pieces at spaces, and between the characters of unspaced scripts;
-    each piece but the first carries the space before it."""
-    pieces: list[str] = []
-    for part in text.split(" "):
-        if not part:
-            continue
-        units = clusters(part) if any(unspaced(c) for c in part) else [part]
-        for j, u in enumerate(units):
-            pieces.append((" " if pieces and j == 0 else "") + u)
-    return pieces
-
-
 def _words_of(seg: Segment) -> list[Word]:
     """The segment's words with times, each ``text`` being the stretch of the segment text it covers
     (with the separator before it); spread over the segment when the words do not spell the text."""
@@ -156,7 +144,13 @@ def _words_of(seg: Segment) -> list[Word]:
             out.append(Word(w.start_s, w.end_s, text[prev:end], w.probability))
             prev = end
         return out
-    pieces = _text_pieces(text)
+    pieces: list[str] = []      # cut at spaces and between unspaced-script characters, the space before each kept
+    for part in text.split(" "):
+        if not part:
+            continue
+        units = clusters(part) if any(unspaced(c) for c in part) else [part]
+        for j, u in enumerate(units):
+            pieces.append((" " if pieces and j == 0 else "") + u)
     sizes = [max(1, cell_width(p.strip())) + 1 for p in pieces]
     total = sum(sizes)
     span = max(seg.end_s - seg.start_s, 0.0)
@@ -269,17 +263,6 @@ def _too_long(words: Sequence[Word], opts: SubtitleOptions) -> bool:
     return opts.max_cue_s > 0 and max(w.end_s for w in words) - words[0].start_s > opts.max_cue_s
 
 
-def _phrases(words: list[Word], pause_s: float) -> list[list[Word]]:
-    """``words`` cut at every pause longer than ``pause_s`` (a cue never spans one)."""
-    out: list[list[Word]] = []
-    for w in words:
-        if out and (pause_s <= 0 or w.start_s - max(x.end_s for x in out[-1]) <= pause_s):
-            out[-1].append(w)
-        else:
-            out.append([w])
-    return out
-
-
 def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
     """A phrase cut into cues within the line and duration limits: when the next word does not fit,
     the cue ends at the cheapest natural break in it (the later the better); a cue that has reached a
@@ -331,23 +314,6 @@ def _indent(speaker: str | None, prefix: bool) -> int:
     return cell_width(f"{' '.join(speaker.split())}: ") if prefix and speaker else 0
 
 
-def _shown_s(groups: list[tuple[str | None, list[Word]]], i: int, opts: SubtitleOptions) -> float:
-    """How long the cue of ``groups[i]`` can stay, as :func:`_timed` cuts it: its words plus the linger, all of
-    it ending ``min_gap_s`` before the next cue it must not overlap (its speaker's next, or anyone's after its
-    words)."""
-    who, words = groups[i]
-    last = max(w.end_s for w in words)
-    nxt = min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
-    return min(last + opts.linger_s, nxt - opts.min_gap_s) - words[0].start_s
-
-
-def _joined(a: list[Word], b: list[Word]) -> list[Word]:
-    """Two cues' words as one (the separator the scripts need between two segments)."""
-    head = b[0].text.lstrip()
-    sep = " " if needs_space(line_text(a), head) else ""
-    return a + [dataclasses.replace(b[0], text=sep + head)] + b[1:]
-
-
 def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions,
                  prefix: bool) -> list[tuple[str | None, list[Word]]]:
     """A cue too short to read (words + linger under ``min_cue_s``) joins the next (else the previous)
@@ -355,7 +321,11 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
     i = 0
     while i < len(groups):
         who, words = groups[i]
-        if _shown_s(groups, i, opts) >= opts.min_cue_s:
+        # how long its cue can stay, as _timed cuts it: words plus linger, ending min_gap_s before the next cue
+        # it must not overlap (its speaker's next, or anyone's after its words)
+        last = max(w.end_s for w in words)
+        nxt = min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
+        if min(last + opts.linger_s, nxt - opts.min_gap_s) - words[0].start_s >= opts.min_cue_s:
             i += 1
             continue
         merged = False
@@ -363,7 +333,8 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
             if not 0 <= k < len(groups) or groups[k][0] != who:
                 continue
             a, b = (words, groups[k][1]) if k > i else (groups[k][1], words)
-            both = _joined(a, b)
+            head = b[0].text.lstrip()       # the two cues' words as one, with the separator the scripts need
+            both = a + [dataclasses.replace(b[0], text=(" " if needs_space(line_text(a), head) else "") + head)] + b[1:]
             if (b[0].start_s - max(w.end_s for w in a) <= opts.pause_s and not _too_long(both, opts)
                     and _fits(both, opts, _indent(who, prefix))):
                 lo = min(i, k)
@@ -383,7 +354,13 @@ def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOpt
     for seg in sorted(segments, key=lambda s: (s.start_s, s.end_s)):
         indent = _indent(seg.speaker, prefix)
         words = _cut_long(_words_of(seg), opts.max_line_width - indent if opts.max_line_count > 0 else 0)
-        for phrase in _phrases(words, opts.pause_s):
+        phrases: list[list[Word]] = []      # cut at every pause longer than pause_s (a cue never spans one)
+        for w in words:
+            if phrases and (opts.pause_s <= 0 or w.start_s - max(x.end_s for x in phrases[-1]) <= opts.pause_s):
+                phrases[-1].append(w)
+            else:
+                phrases.append([w])
+        for phrase in phrases:
             groups.extend((seg.speaker, g) for g in _split(phrase, opts, indent))
     groups.sort(key=lambda g: g[1][0].start_s)
     groups = _join_scraps(groups, opts, prefix)
@@ -463,11 +440,8 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
     if not karaoke or fmt == "srt":
         return "\\N".join(_escape(line_text(line), fmt) for line in cue.lines)
     # word start times, clamped into the cue and never decreasing
-    starts, last = [], cue.start_ms
-    for w in words:
-        t = min(max(_ms(w.start_s), last), cue.end_ms)
-        starts.append(t)
-        last = t
+    starts = [min(t, cue.end_ms) for t in itertools.accumulate((_ms(w.start_s) for w in words), max,
+                                                                initial=cue.start_ms)][1:]
     parts: list[str] = []
     i = 0
     for line in cue.lines:

@@ -1,10 +1,6 @@
-"""Put speaker labels on a transcript: each word gets the speaker of the timeline around it, each
-segment is split where the speaker changes (at a word boundary).
-
-Overlapping speech: a mono recording is one stream of words for the recogniser, so each word gets
-its most likely speaker (``overlap`` set where another talks at once) and no word is ever dropped; with ``--channels split`` each channel is its
-own stream and overlapping turns are two segments at once.
-"""
+"""Put speaker labels on a transcript (:func:`label_segments`): each word gets the speaker of the timeline around
+it (``overlap`` set where another talks at once; no word is ever dropped), each segment is split where the speaker
+changes, at a word boundary. The rules: ``docs/diarization.md``, How it works (label)."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,22 +1,8 @@
-"""Who the local speakers of the chunks are across the recording, and the speaker timeline.
-
-1. The voice prints of local speakers that talk alone for at least ``MIN_SOLO_S`` shape the clusters:
-   an average-linkage tree on cosine distance (Sell et al. 2018, DIHARD) cut at ``THRESHOLD``; clusters
-   of fewer than ``MIN_MEMBERS`` are no voice of their own. The count is unsure (``"2 or 3 speakers:
-   check"``) when a local speaker too briefly alone to shape the clusters is farther than the cut from
-   every one of them: someone who said little may be one more person. ``--speakers N`` is law: the
-   tree is cut into N (a range: the count is kept inside it).
-2. Every local speaker with a voice print goes to the nearest cluster; two local speakers of one chunk
-   never to the same one (Hungarian assignment, pyannote speaker-diarization-3.1's constrained
-   assignment). A chunk without prints takes the clusters of the nearest chunk with prints, local
-   speaker to the local speaker it agrees with most where the two chunks overlap (Hungarian on the
-   frames both hear; pyannote.audio 2.0's stitching).
-3. The timeline: per frame, the number of speakers the chunks that see it hear (their mean, rounded)
-   goes to the clusters with the most summed activity there (pyannote.audio's ``reconstruct`` and
-   ``to_diarization``). An asked-for speaker who wins no frame takes the frames where the chunks
-   assigned to them hear them most, the quietest first, never all the frames of another.
-
-Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``).
+"""Who the local speakers of the chunks are across the recording (:func:`cluster_chunks`: average-linkage
+clustering of their voice prints, Sell et al. 2018; Hungarian assignment, pyannote 3.1; chunks without prints by
+pyannote.audio 2.0's stitching) and the speaker timeline (:func:`timeline`: pyannote.audio's ``reconstruct`` /
+``to_diarization``). The rules, the numbers and the variants that lost: ``docs/diarization.md`` (How it works;
+the benchmark, ``bench/bench_diarization.py``).
 """
 from __future__ import annotations
 

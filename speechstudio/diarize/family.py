@@ -1,11 +1,7 @@
-"""The registry of diarizer families, shaped like the recogniser registry (:mod:`speechstudio.asr.family`).
-
-A family says whether it can run here (``unavailable``: ``None`` or the reason) and starts a session for one
-recording (``start``): the session takes the 16 kHz blocks the recogniser reads (``push``) and returns a
-:class:`Diarization` (``finish``), which labels the segments and words (``label``). Built-ins (``BUILTIN``):
-``voiceprint`` (:mod:`.family_voiceprint`: segmentation, CAM++ prints, clustering; offline, known voices) and
-``pyannote`` (:mod:`.family_pyannote`: pyannote.audio's pipeline, where the user has it).
-"""
+"""The registry of diarizer families, shaped like the recogniser registry (:mod:`speechstudio.asr.family`): a family
+says whether it can run here (``unavailable``) and starts a session per recording (``start``), which takes the
+16 kHz blocks the recogniser reads (``push``) and returns a :class:`Diarization` (``finish``) that labels the
+segments and words. Built-ins (``BUILTIN``): ``voiceprint`` (offline, known voices) and ``pyannote``."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,12 +1,6 @@
-"""pyannote.audio's speaker-diarization pipeline as the other diarizer (registry name ``pyannote``).
-
-For users who have it: ``pip install pyannote.audio`` plus the pipeline's gated weights, either a
-local copy (``SPEECHSTUDIO_PYANNOTE=/path/to/pipeline`` with its ``config.yaml``) or the Hub id
-(default ``pyannote/speaker-diarization-3.1``) with a Hugging Face token (``HF_TOKEN``) once, after
-accepting its terms. The audio is collected as it streams and given to the pipeline as a waveform
-at ``finish``; the pipeline's turns label the words (:mod:`.assign`). Overlapping turns are kept
-in the timeline. Known voices are not matched (the voice-print library is CAM++).
-"""
+"""pyannote.audio's speaker-diarization pipeline as the other diarizer (registry name ``pyannote``), for users who
+have it: the audio streamed past the recogniser is given to it as one waveform at ``finish``, its turns label the
+words. Set-up (``HF_TOKEN``, ``SPEECHSTUDIO_PYANNOTE``) and what it does not do: ``docs/diarization.md``."""
 from __future__ import annotations
 
 import importlib.util

@@ -62,10 +62,9 @@ class VoiceprintSession:
             labels = "one label" if len(uniq) == 1 else f"{len(uniq)} labels"
             notes.append(f"asked for {self.count.describe()}; {speech_s:.1f} s of speech is too little to tell "
                          f"that many voices apart: {labels}")
-        embeddings = {}
-        for i, n in enumerate(names):
-            embeddings[n] = embeddings[n] + found.centroids[i] if n in embeddings else found.centroids[i]
-        embeddings = {n: e / np.linalg.norm(e) for n, e in embeddings.items() if n in uniq}
+        sums = {n: sum(c for c, m in zip(found.centroids, names) if m == n)       # clusters named alike: one print
+                for n in dict.fromkeys(names) if n in uniq}
+        embeddings = {n: e / np.linalg.norm(e) for n, e in sums.items()}
         could_be = (found.other_count if found.heard is None else found.heard) if len(uniq) == k else None
         if brief:
             could_be = len(uniq) + len(brief)

@@ -1,13 +1,7 @@
-"""Known voices: a named speaker's voice print, saved once, recognised in later files.
-
-Each voice is one small JSON file ``<data dir>/speakers/<name>.json`` (written atomically): its
-192-d CAM++ embedding (:mod:`.embedding`), the seconds of speech it was made from, where from and
-when. No audio is kept. A damaged file does not break the library: :func:`load_library` reports
-it and goes on.
-
-Matching (:func:`match`): a cluster's mean embedding is named after the closest saved voice when
-their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN`` (bench/bench_diarization.py).
-"""
+"""Known voices: a named speaker's CAM++ voice print (:mod:`.embedding`), saved once as
+``<data dir>/speakers/<name>.json`` (atomically; no audio kept) and named in later files (:func:`match`:
+``KNOWN_SIMILARITY`` and ``MARGIN``, from ``bench/bench_diarization.py``; docs/diarization.md, How it works). A
+damaged file does not break the library: :func:`load_library` reports it and goes on."""
 from __future__ import annotations
 
 import json

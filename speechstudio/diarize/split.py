@@ -1,12 +1,5 @@
-"""Split one speaker of a transcript in two by voice: the one action a reader takes when the
-diarizer heard two people as one (the transcript editor's *Split speaker*; merging is *Rename
-speaker…* to the other's name).
-
-The speaker's segments are read again from the recording and put one after the other; the diarizer's
-own steps run on them (:mod:`.track`, then :func:`.cluster.cluster_chunks` with exactly two voices, so
-the user's "two" is law, and :func:`.cluster.timeline`); each segment takes the voice that talks most
-in it, a segment where neither is heard the voice of the nearest one that has one.
-"""
+"""Split one speaker of a transcript in two by voice (the transcript editor's *Split speaker*): the diarizer's own
+steps on that speaker's segments, with exactly two voices (docs/diarization.md, Outputs)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,11 +1,7 @@
-"""Local speakers and their voice prints while a recording streams: 10 s chunks every ``STEP_S``.
-
-Each chunk goes through the segmentation network (:mod:`.segmentation`: up to 3 local speakers per frame); each
-local speaker with at least ``MIN_SPEECH_S`` of speech gets a CAM++ embedding (:mod:`.embedding`) of the frames
-where it speaks alone (all its frames when it is alone for less). Recipe: pyannote speaker-diarization-3.1 with
-CAM++ and a 2 s step (docs/diarization.md). :class:`SpeakerTrack` works on a thread of its own at a lower CPU
-priority than the recogniser, on up to ``QUEUED_BLOCKS`` queued 16 kHz blocks (as 16-bit PCM).
-"""
+"""Local speakers and their voice prints while a recording streams (:class:`SpeakerTrack`): 10 s chunks every
+``STEP_S`` through the segmentation network (:mod:`.segmentation`), a CAM++ print (:mod:`.embedding`) per local
+speaker with ``MIN_SPEECH_S`` of speech, on a thread of the track's own at a lower CPU priority than the recogniser.
+The recipe (pyannote speaker-diarization-3.1 with CAM++, a 2 s step) and its costs: ``docs/diarization.md``."""
 from __future__ import annotations
 
 import atexit

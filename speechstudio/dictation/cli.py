@@ -111,7 +111,7 @@ class _Printer:
 def cmd_dictate(args) -> int:
     from speechstudio.asr.languages import normalize_language
     from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
-                                       open_recognizer, pick_by_first_words)
+                                       dictation_stats, open_recognizer, pick_by_first_words)
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.audio.backends import AudioUnavailableError
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
@@ -198,7 +198,15 @@ def cmd_dictate(args) -> int:
 
     decoder = getattr(rec, "decoder", None)
     printer = _Printer(separator=(lambda: decoder.separator) if decoder is not None else (lambda: " "))
-    composer = _composer(args, recognizer, decoder, language)
+    from speechstudio.dictation.commands import CommandTable
+    from speechstudio.dictation.composer import Composer
+
+    composer = None         # spoken commands: --commands on, or auto with an output other than stdout
+    on = args.commands == "on" or (args.commands == "auto" and args.output != "stdout")
+    if args.output != "stdout" or on:
+        composer = Composer(CommandTable.load().for_language(language) if on else (),
+                            casing="keep" if capabilities(recognizer.engine).casing else "sentence",
+                            separator=(lambda: decoder.separator) if decoder is not None else " ")
     session, interrupted = Session(rec, recognizer.model_id, source.sample_rate), False
     t0 = time.perf_counter()
 
@@ -208,7 +216,11 @@ def cmd_dictate(args) -> int:
                 print(f"{warning_prefix}warning: {x}", file=sys.stderr)
             else:
                 printer.update(x)
-                _compose(composer, sink, x, source)
+                edit = composer.feed(x) if composer is not None else None
+                if edit is not None and sink is not None:
+                    sink.apply(edit)
+                if composer is not None and composer.stop_requested:
+                    source.stop()
 
     try:
         for block in blocks:
@@ -221,40 +233,8 @@ def cmd_dictate(args) -> int:
     if edit is not None:
         sink.apply(edit)
     printer.finish(composer.text if composer is not None else rec.text)
-    _print_stats(rec, time.perf_counter() - t0, session.latencies)
-    return 130 if interrupted and args.file else 0
-
-
-def _composer(args, recognizer, decoder, language):
-    """The spoken-commands composer for this session, or None (``--commands off``, or stdout
-    with ``--commands auto``)."""
-    from speechstudio.dictation.commands import CommandTable
-    from speechstudio.dictation.composer import Composer
-
-    on = args.commands == "on" or (args.commands == "auto" and args.output != "stdout")
-    if args.output == "stdout" and not on:
-        return None
-    commands = CommandTable.load().for_language(language) if on else ()
-    from speechstudio.asr.family import capabilities
-
-    casing = "keep" if capabilities(recognizer.engine).casing else "sentence"
-    return Composer(commands, casing=casing, separator=(lambda: decoder.separator) if decoder is not None else " ")
-
-
-def _compose(composer, sink, u, source) -> None:
-    if composer is None:
-        return
-    edit = composer.feed(u)
-    if edit is not None and sink is not None:
-        sink.apply(edit)
-    if composer.stop_requested:
-        source.stop()
-
-
-def _print_stats(rec, wall: float, latencies: list[float]) -> None:
-    from speechstudio.asr.live import dictation_stats
-
-    st = dictation_stats(rec, latencies)
+    wall = time.perf_counter() - t0
+    st = dictation_stats(rec, session.latencies)
     what = "decodes" if hasattr(rec, "update_audio_s") else "chunks"
     parts = [f"{st['audio_s']:.1f} s audio in {wall:.1f} s", f"{st['updates']} {what}"]
     if st["compute_p50_s"] is not None:
@@ -266,3 +246,4 @@ def _print_stats(rec, wall: float, latencies: list[float]) -> None:
         prob = st["language_probability"]
         parts.append(f"language {st['language']}" + (f" (p={prob:.2f})" if prob is not None else ""))
     print("dictate: " + "; ".join(parts), file=sys.stderr)
+    return 130 if interrupted and args.file else 0

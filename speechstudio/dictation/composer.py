@@ -3,6 +3,7 @@ one :class:`Edit` (Backspaces, then text) per change. Inserting commands count o
 (gurjar1/OmniDictate#14); measured: ``python bench/dictation_commands.py``."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -37,9 +38,7 @@ class Edit:
 def diff_edit(old: str, new: str) -> Edit | None:
     """The :class:`Edit` turning ``old`` into ``new`` at the end of the text (common prefix kept);
     ``None`` when they are equal."""
-    n, limit = 0, min(len(old), len(new))
-    while n < limit and old[n] == new[n]:
-        n += 1
+    n = len(os.path.commonprefix((old, new)))
     return None if n == len(old) == len(new) else Edit(len(old) - n, new[n:])
 
 
@@ -121,7 +120,8 @@ class Composer:
     def _process(self, final: bool) -> None:
         p = self.pending
         while p and not self.stop_requested:
-            cmd, n = self._match(p)
+            cmd, n = next(((c, n) for n in range(min(self._max_words, len(p)), 0, -1)      # the longest command
+                           if (c := self._by_key.get(" ".join(key(w) for w in p[:n]))) is not None), (None, 0))
             if cmd is not None and cmd.insert is not None:
                 if n == len(p) and not final and not self._paused_after(n - 1):
                     return  # meant or not is decided by the next word, a pause or the end
@@ -169,13 +169,6 @@ class Composer:
         return not (len(k) >= 4 and k.endswith("s") and not k.endswith("ss") and k not in _NOT_VERBS
                     and "'" not in k and self._by_key[" ".join(key(w) for w in p[:n])].insert.strip() in SENTENCE_END)
 
-    def _match(self, p: list[str]) -> tuple[Command | None, int]:
-        for n in range(min(self._max_words, len(p)), 0, -1):
-            cmd = self._by_key.get(" ".join(key(w) for w in p[:n]))
-            if cmd is not None:
-                return cmd, n
-        return None, 0
-
     def _sep(self) -> str:
         t = self.text
         return "" if not t or t[-1].isspace() or t[-1] in "(\"'" else self.separator
@@ -211,8 +204,12 @@ class Composer:
         if cmd.action == "stop":
             self.stop_requested = True
             return
-        if cmd.action == "scratch":
-            self._scratch()
+        if cmd.action == "scratch":         # the phrase being dictated, else the last finished one
+            current = self._current is not None and self._current < len(self.text)
+            start = self._current if current else self._phrases.pop() if self._phrases else 0
+            self.text = self.text[:start]
+            self._current = None
+            self._cap_next = False
             return
         s = cmd.insert or ""
         if s.startswith("\n"):
@@ -229,13 +226,6 @@ class Composer:
             self._start_phrase()
             self.text += self._sep() + s
         self._cap_next = s.rstrip(" ")[-1:] in SENTENCE_END or s.endswith("\n")
-
-    def _scratch(self) -> None:
-        current = self._current is not None and self._current < len(self.text)
-        start = self._current if current else self._phrases.pop() if self._phrases else 0
-        self.text = self.text[:start]
-        self._current = None
-        self._cap_next = False
 
 
 def _capitalise(word: str) -> str:

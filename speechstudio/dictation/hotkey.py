@@ -36,10 +36,8 @@ def key_name(key) -> str | None:
     ``.vk``) as the name :func:`parse_hotkey` uses: ``"ctrl"``, ``"d"``, ``"f9"``."""
     name = getattr(key, "name", None)
     if isinstance(name, str) and name:
-        for m in MODIFIERS:
-            if name == m or name in (m + "_l", m + "_r"):
-                return m
-        return name
+        stem = name[:-2] if name.endswith(("_l", "_r")) else name
+        return stem if stem in MODIFIERS else name
     char = getattr(key, "char", None)
     if isinstance(char, str) and char:
         if len(char) == 1 and ord(char) < 32:          # Ctrl+D reported as "\x04" (Windows)
@@ -79,7 +77,18 @@ class Hotkey:
     def start(self) -> None:
         factory = self.listener_factory
         if factory is None:
-            factory = _pynput_listener_factory()
+            if sys.platform.startswith("linux") and is_wayland():
+                raise HotkeyUnavailable("Wayland does not let applications read global keys: in your desktop's "
+                                        "keyboard settings bind a shortcut to the command "
+                                        "`speechstudio dictate --toggle`")
+            if sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+                raise HotkeyUnavailable("no graphical session ($DISPLAY is not set): a global hotkey needs a desktop")
+            try:
+                from pynput import keyboard
+            except ImportError as e:
+                raise HotkeyUnavailable(f"global hotkey unavailable: {str(e).splitlines()[0]} "
+                                        "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
+            factory = keyboard.Listener
             check_x11_grab(self.spec)
         self.listener = factory(on_press=self._on_press, on_release=self._on_release)
         self.listener.start()
@@ -111,7 +120,8 @@ class Hotkey:
         if self.mode == "toggle" and (self.is_active() if self.is_active is not None else self._active):
             self._stop()
         else:
-            self._start()
+            self._active = True
+            self.on_start()
 
     def _on_release(self, key) -> None:
         name = key_name(self._canonical(key)) or key_name(key)
@@ -122,28 +132,9 @@ class Hotkey:
         if release and self.mode == "push_to_talk":
             self._stop()
 
-    def _start(self) -> None:
-        self._active = True
-        self.on_start()
-
     def _stop(self) -> None:
         self._active = False
         self.on_stop()
-
-
-def _pynput_listener_factory():
-    if sys.platform.startswith("linux"):
-        if is_wayland():
-            raise HotkeyUnavailable("Wayland does not let applications read global keys: in your desktop's keyboard "
-                                    "settings bind a shortcut to the command `speechstudio dictate --toggle`")
-        if not os.environ.get("DISPLAY"):
-            raise HotkeyUnavailable("no graphical session ($DISPLAY is not set): a global hotkey needs a desktop")
-    try:
-        from pynput import keyboard
-    except ImportError as e:
-        raise HotkeyUnavailable(f"global hotkey unavailable: {str(e).splitlines()[0]} "
-                                "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
-    return keyboard.Listener
 
 
 def check_x11_grab(spec: str) -> None:

@@ -176,15 +176,6 @@ def _shortcut(s: str) -> str:
     return s
 
 
-def _mac_trusted() -> bool:
-    import ctypes
-    import ctypes.util
-
-    lib = ctypes.cdll.LoadLibrary(ctypes.util.find_library("ApplicationServices"))
-    lib.AXIsProcessTrusted.restype = ctypes.c_bool
-    return bool(lib.AXIsProcessTrusted())
-
-
 def open_injector(key_delay_s: float = 0.0):
     """The key injector for this session (see the module docstring). Raises
     :class:`InjectionUnavailable` naming what is missing and how to get it."""
@@ -197,9 +188,15 @@ def open_injector(key_delay_s: float = 0.0):
         if not os.environ.get("DISPLAY"):
             raise InjectionUnavailable("no graphical session ($DISPLAY is not set): typing into other applications "
                                        "needs an X11 or Wayland desktop")
-    if sys.platform == "darwin" and not _mac_trusted():
-        raise InjectionUnavailable("macOS has not allowed SpeechStudio to control the keyboard: System Settings > "
-                                   "Privacy & Security > Accessibility, turn on SpeechStudio (or your terminal)")
+    if sys.platform == "darwin":
+        import ctypes
+        import ctypes.util
+
+        lib = ctypes.cdll.LoadLibrary(ctypes.util.find_library("ApplicationServices"))
+        lib.AXIsProcessTrusted.restype = ctypes.c_bool
+        if not lib.AXIsProcessTrusted():
+            raise InjectionUnavailable("macOS has not allowed SpeechStudio to control the keyboard: System Settings "
+                                       "> Privacy & Security > Accessibility, turn on SpeechStudio (or your terminal)")
     return PynputInjector(key_delay_s)
 
 

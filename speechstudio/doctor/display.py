@@ -31,24 +31,9 @@ def debian_package(soname: str) -> str:
     return f"{name}-{major}" if name[-1].isdigit() else f"{name}{major}"
 
 
-def plugin_dir() -> Path | None:
-    """``PySide6/Qt/plugins/platforms`` of the installed (or bundled) PySide6, or None."""
-    spec = importlib.util.find_spec("PySide6")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(folder) / "Qt" / "plugins" / "platforms"
-        if path.is_dir():
-            return path
-    return None
-
-
 def _ldd(path: Path) -> str:
     """``ldd PATH``'s output (the dynamic loader's view of which libraries resolve)."""
     return subprocess.run(["ldd", str(path)], capture_output=True, text=True, timeout=10).stdout
-
-
-def missing_libraries(plugin: Path) -> list[str]:
-    """Sonames ``ldd`` reports as ``not found`` for ``plugin`` (each once, in order)."""
-    return list(dict.fromkeys(_NOT_FOUND.findall(_ldd(plugin))))
 
 
 def _session() -> str:
@@ -63,12 +48,15 @@ def _session() -> str:
 def check_display() -> Check:
     """PySide6 present, the platform plugin this session uses, and the libraries the X11 (xcb) plugin
     lacks with the exact ``sudo apt install`` line (Linux); on Windows/macOS only PySide6's presence."""
-    if importlib.util.find_spec("PySide6") is None:
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None:
         return Check(NAME, FAIL, "PySide6 is not installed: no window (the command line works)",
                      "pip install PySide6-Essentials pyqtgraph")
     if not sys.platform.startswith("linux"):
         return Check(NAME, OK, "PySide6 installed")
-    folder, session = plugin_dir(), _session()
+    session = _session()       # the installed (or bundled) PySide6's platform plugins:
+    folder = next((p for f in spec.submodule_search_locations or []
+                   if (p := Path(f) / "Qt" / "plugins" / "platforms").is_dir()), None)
     details: dict = {"plugins": str(folder) if folder else None, "session": session}
     if folder is None:
         return Check(NAME, FAIL, "PySide6's platform plugins are missing",
@@ -80,7 +68,7 @@ def check_display() -> Check:
     for plugin in wanted:
         path = folder / f"libq{plugin}.so"
         if path.is_file():
-            missing += [s for s in missing_libraries(path) if s not in missing]
+            missing += [s for s in dict.fromkeys(_NOT_FOUND.findall(_ldd(path))) if s not in missing]
     details["missing"] = missing
     where = {"none": "no display in this session (DISPLAY and WAYLAND_DISPLAY unset): the window opens "
                      "in a desktop session", "offscreen": "offscreen (no window on screen)"}.get(

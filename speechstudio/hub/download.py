@@ -79,12 +79,6 @@ def _call_with_deadline(fn: Callable[[], T], timeout_s: float, what: str) -> T:
     return box["result"]  # type: ignore[return-value]
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """Connection/timeout errors that are no ``OSError`` (``requests``' are): the ``TransportError`` of
-    httpx / httpx2, when huggingface_hub has imported it."""
-    return tuple(m.TransportError for m in map(sys.modules.get, ("httpx2", "httpx")) if m is not None)
-
-
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     text = text[:160]
@@ -152,7 +146,9 @@ def hub_error(repo_id: str, exc: BaseException) -> Exception:
         if status in (401, 403):
             return ModelNotFoundError(f"{repo_id}: access denied by the Hugging Face Hub (HTTP {status}); log in with `hf auth login`")
         return _offline_error(repo_id, f"the Hugging Face Hub answered HTTP {status}")
-    if isinstance(exc, _transport_errors() + (OSError,)):
+    # connection errors that are no OSError (requests' are): httpx / httpx2's TransportError, once imported
+    transport = tuple(m.TransportError for m in map(sys.modules.get, ("httpx2", "httpx")) if m is not None)
+    if isinstance(exc, transport + (OSError,)):
         return _offline_error(repo_id, f"cannot reach {hub_endpoint()} ({_short(exc)})")
     return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
 

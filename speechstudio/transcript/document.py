@@ -4,6 +4,7 @@ Raises :class:`TranscriptFileError` (history out of step, file changed on disk).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -231,7 +232,7 @@ class TranscriptDocument:
     def split(self, i: int, char: int) -> Change | None:
         """Split segment ``i`` at character ``char`` of its text. Raises UsageError when one side would be empty."""
         seg = self._index(i)
-        left, right = edits.split_lines(seg.text, char)
+        left, right = seg.text[:char].rstrip(), seg.text[char:].lstrip()      # the space at the cut dropped
         if not left.strip() or not right.strip():
             raise UsageError(f"segment {i + 1}: put the cursor between words to split it")
         return self._commit(f"split segment {i + 1}", [Splice(i, (seg,), edits.replace_run([seg], [left, right]))])
@@ -263,12 +264,8 @@ class TranscriptDocument:
         if not old:
             self._typing = self._commit("typing", [Splice(0, (), self._fresh(new))])
             return self._typing
-        p = 0
-        while p < min(len(old), len(new)) and old[p] == new[p]:
-            p += 1
-        q = 0
-        while q < min(len(old), len(new)) - p and old[-1 - q] == new[-1 - q]:
-            q += 1
+        p = len(os.path.commonprefix((old, new)))
+        q = len(os.path.commonprefix((old[p:][::-1], new[p:][::-1])))
         a, b, nb = p, len(old) - q, len(new) - q
         if a == b:  # lines only inserted: the segment before (or after) them takes them in
             if a > 0:
@@ -303,12 +300,8 @@ class TranscriptDocument:
     # ------------------------------------------------------------------ speakers
     def speakers(self) -> list[str]:
         """Speaker names in order of first appearance (segments and words)."""
-        names: dict[str, None] = {}
-        for s in self._segments:
-            for who in [s.speaker] + [w.speaker for w in s.words]:
-                if who:
-                    names.setdefault(who, None)
-        return list(names)
+        return list(dict.fromkeys(who for s in self._segments for who in [s.speaker] + [w.speaker for w in s.words]
+                                  if who))
 
     def rename_speaker(self, old: str, new: str) -> Change | None:
         """Every segment and word of ``old`` becomes ``new`` (an existing name: the two merge), one
@@ -337,10 +330,8 @@ class TranscriptDocument:
         if not moved or len(moved) == len(own):
             raise UsageError(f"{old}: choose some, not all, of their segments to give to another speaker")
         if new is None:
-            taken, k = set(self.speakers()), 1
-            while f"Speaker {k}" in taken:
-                k += 1
-            new = f"Speaker {k}"
+            taken = set(self.speakers())
+            new = next(f"Speaker {k}" for k in itertools.count(1) if f"Speaker {k}" not in taken)
         splices = [Splice(i, (s,), (dataclasses.replace(s, speaker=new, words=tuple(
             dataclasses.replace(w, speaker=new) if w.speaker in (old, None) else w for w in s.words)),))
             for i, s in ((i, self._segments[i]) for i in moved)]

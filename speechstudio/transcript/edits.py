@@ -81,11 +81,6 @@ def replace_run(run: Sequence[Segment], lines: Sequence[str]) -> tuple[Segment, 
     return tuple(out)
 
 
-def split_lines(text: str, char_pos: int) -> list[str]:
-    """``text`` cut at ``char_pos`` into two lines (the space at the cut dropped)."""
-    return [text[:char_pos].rstrip(), text[char_pos:].lstrip()]
-
-
 def new_segment(text: str, start_s: float, end_s: float) -> Segment:
     """A segment typed into an empty transcript: ``text`` spread over ``start_s..end_s``."""
     toks = [t for _, _, t in tokens(text)]

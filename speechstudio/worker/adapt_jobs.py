@@ -168,15 +168,6 @@ class Comparison:
     empty: int = 0
 
 
-def _held_out(cfg: dict):
-    """``(clips, split name, dataset folder, manifest)``: the run's validation clips, as the
-    trainer split them (``Manifest.split(val_count, seed)``), or its training clips when none."""
-    dataset = Path(cfg["dataset"])
-    manifest = Manifest.load(dataset)
-    train, val = manifest.split(cfg.get("val_count"), seed=int(cfg.get("seed", 0)))
-    return (val, "validation") if val else (train, "training"), dataset, manifest
-
-
 def _transcripts(recognizer, clips, dataset: Path, manifest, cancel) -> list[str] | None:
     out = []
     for c in clips:
@@ -205,7 +196,10 @@ class CompareJob(Job):
         if model_dir is None:
             raise RunError(f"{self.run_dir}: no evaluated checkpoint yet (checkpoints/best.pt); train first")
         step = int(json.loads((self.run_dir / "model.json").read_text(encoding="utf-8")).get("step", 0))
-        (clips, split), dataset, manifest = _held_out(cfg)
+        dataset = Path(cfg["dataset"])     # held out: the validation clips as the trainer split them, else training's
+        manifest = Manifest.load(dataset)
+        train, val = manifest.split(cfg.get("val_count"), seed=int(cfg.get("seed", 0)))
+        clips, split = (val, "validation") if val else (train, "training")
         language = cfg.get("language", "en")
         refs = [c.text for c in clips]
         yield Status(f"transcribing {len(clips)} {split} clips with the adapted model …")

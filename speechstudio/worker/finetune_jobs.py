@@ -124,16 +124,6 @@ class BuildDatasetJob(Job):
 
     title = "check dataset {source.name}"
 
-    def _transcribe(self):
-        """A ``transcribe(audio16k) -> text`` on Whisper (``check.whisper_transcriber``), kept
-        between checks (building it loads the model, ~1 s)."""
-        key = (self.asr_model, self.language, self.device)
-        if key not in _TRANSCRIBERS:
-            device = "cpu" if self.device == "auto" else self.device
-            _TRANSCRIBERS.clear()
-            _TRANSCRIBERS[key] = whisper_transcriber(self.asr_model, self.language, device=device)
-        return _TRANSCRIBERS[key]
-
     def run(self, models) -> Iterator[object]:
         import torch
 
@@ -156,7 +146,12 @@ class BuildDatasetJob(Job):
         if self.asr:
             yield Status("loading the speech recogniser for the text cross-check ...")
             try:
-                transcribe = self._transcribe()
+                key = (self.asr_model, self.language, self.device)      # kept between checks (built in ~1 s)
+                if key not in _TRANSCRIBERS:
+                    _TRANSCRIBERS.clear()
+                    _TRANSCRIBERS[key] = whisper_transcriber(self.asr_model, self.language,
+                                                             device="cpu" if self.device == "auto" else self.device)
+                transcribe = _TRANSCRIBERS[key]      # transcribe(audio16k) -> text (check.whisper_transcriber)
             except ModelNotFoundError as exc:
                 self.asr_skipped = f"texts not cross-checked with speech recognition: {exc}"
                 yield Status(self.asr_skipped)

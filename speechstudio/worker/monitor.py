@@ -21,13 +21,6 @@ THROTTLE_REASONS = {
 }
 
 
-def throttle_words(mask: int | None) -> str:
-    if not mask:
-        return "none"
-    words = [w for bit, w in THROTTLE_REASONS.items() if mask & bit]
-    return ", ".join(words) or f"0x{mask:x}"
-
-
 @dataclass(frozen=True)
 class GpuSample:
     """One GPU at one instant. Memory in MiB, power in W, temperature in °C, clock in MHz;
@@ -61,25 +54,7 @@ class SystemSample:
     extra: dict = field(default_factory=dict)
 
 
-_nvml_state = {"init": False, "error": ""}
-
-
-def _nvml():
-    """``(pynvml module, None)`` initialised once, or ``(None, reason)`` (an ``ErrorLine`` of kind
-    ``gpu_monitor`` without pynvml)."""
-    try:
-        import pynvml
-    except ImportError:
-        line = ErrorLine("No NVIDIA GPU monitoring (nvidia-ml-py is not installed)")
-        line.kind = "gpu_monitor"
-        return None, line
-    if not _nvml_state["init"]:
-        try:
-            pynvml.nvmlInit()
-        except Exception as e:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
-            return None, f"No NVIDIA GPU found ({_nvml_error(e)})"
-        _nvml_state["init"] = True
-    return pynvml, None
+_nvml_state = {"init": False}       # NVML initialised once per process
 
 
 def _nvml_error(e: Exception) -> str:
@@ -96,13 +71,6 @@ def _try(fn, *args):
         return None
 
 
-def _torch_vram_mib(index: int) -> float | None:
-    torch = sys.modules.get("torch")
-    if torch is None or not _try(lambda: torch.cuda.is_initialized()):
-        return None
-    return _try(lambda: torch.cuda.memory_reserved(index) / 2**20)
-
-
 def _scaled(value, divisor: float = 1.0) -> float | None:
     return float(value) / divisor if value is not None else None
 
@@ -112,10 +80,20 @@ def _text(value) -> str:
 
 
 def sample_gpus() -> tuple[list[GpuSample], str, str]:
-    """``(gpus, no_gpu_reason, driver_version)`` right now."""
-    nv, reason = _nvml()
-    if nv is None:
-        return [], reason or "", ""
+    """``(gpus, no_gpu_reason, driver_version)`` right now; the reason is an ``ErrorLine`` of kind ``gpu_monitor``
+    without pynvml."""
+    try:
+        import pynvml as nv
+    except ImportError:
+        line = ErrorLine("No NVIDIA GPU monitoring (nvidia-ml-py is not installed)")
+        line.kind = "gpu_monitor"
+        return [], line, ""
+    if not _nvml_state["init"]:
+        try:
+            nv.nvmlInit()
+        except Exception as e:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
+            return [], f"No NVIDIA GPU found ({_nvml_error(e)})", ""
+        _nvml_state["init"] = True
     try:
         count = nv.nvmlDeviceGetCount()
     except Exception as e:
@@ -123,6 +101,8 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
     if count == 0:
         return [], "No NVIDIA GPU found (the driver reports none)", ""
     driver = _try(nv.nvmlSystemGetDriverVersion) or ""
+    torch = sys.modules.get("torch")            # this process's VRAM, where it has used CUDA
+    cuda_on = torch is not None and _try(lambda: torch.cuda.is_initialized())
     out = []
     for i in range(count):
         h = _try(nv.nvmlDeviceGetHandleByIndex, i)
@@ -137,13 +117,16 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
         clock = _try(nv.nvmlDeviceGetClockInfo, h, getattr(nv, "NVML_CLOCK_SM", 1))
         reasons_fn = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
-        reasons = _try(reasons_fn, h) if reasons_fn else None
+        mask = _try(reasons_fn, h) if reasons_fn else None
+        throttle = (", ".join(w for bit, w in THROTTLE_REASONS.items() if mask & bit) or f"0x{mask:x}") if mask \
+            else "none"
         out.append(GpuSample(
             index=i, name=_text(name), util_pct=_scaled(util.gpu if util is not None else None),
             mem_used_mib=_scaled(mem.used if mem is not None else None, 2**20),
             mem_total_mib=_scaled(mem.total if mem is not None else None, 2**20),
             temp_c=_scaled(temp), power_w=_scaled(power, 1000), power_limit_w=_scaled(limit, 1000),
-            sm_clock_mhz=_scaled(clock), throttle=throttle_words(reasons), process_vram_mib=_torch_vram_mib(i)))
+            sm_clock_mhz=_scaled(clock), throttle=throttle,
+            process_vram_mib=_try(lambda: torch.cuda.memory_reserved(i) / 2**20) if cuda_on else None))
     return out, "", _text(driver)
 
 
@@ -161,9 +144,7 @@ def sample_system() -> SystemSample:
 class SystemMonitor(QObject):
     """Samples :func:`sample_system` every ``interval_s`` seconds in a daemon thread and emits ``sampled(SystemSample)``
     from the GUI thread: the thread only stores its newest sample, a timer of the monitor's thread (started and
-    stopped there) hands it over. No Qt signal is emitted from the sampling thread: a ``Signal(object)`` emitted
-    from a Python thread 20 times a second crashed the test process now and then (a segfault in the interpreter
-    while the GUI thread took the samples; PySide6 6.11; cross-thread signal crashes: PYSIDE-3124)."""
+    stopped there) hands it over; no Qt signal from the sampling thread (why: docs/gpu.md, the GPU monitor's thread)."""
 
     sampled = Signal(object)
 

@@ -101,16 +101,7 @@ class ModelCache:
         matches, else ``load()``'s after freeing the old one (peak memory stays one model per slot)."""
         if key == getattr(self, slot + "_key") and getattr(self, slot) is not None:
             return getattr(self, slot), None
-        self._drop(slot)
-        model, message = load()
-        setattr(self, slot, model)
-        setattr(self, slot + "_key", key)
-        gc.freeze()                          # a full collection in the GUI thread then skips the models
-        return model, message
-
-    def _drop(self, slot: str) -> None:
-        """Forget the model in ``slot`` (``"_asr"``, ``"_voice"``) and free it before its replacement loads."""
-        old = getattr(self, slot)
+        old = getattr(self, slot)           # forgotten and freed before its replacement loads
         if old is not None:
             setattr(self, slot, None)
             setattr(self, slot + "_key", None)
@@ -119,6 +110,11 @@ class ModelCache:
             torch = sys.modules.get("torch")
             if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
                 torch.cuda.empty_cache()
+        model, message = load()
+        setattr(self, slot, model)
+        setattr(self, slot + "_key", key)
+        gc.freeze()                          # a full collection in the GUI thread then skips the models
+        return model, message
 
     def voice(self, spec: str | None, device: str = "auto"):
         """The loaded :class:`~speechstudio.tts.vits.VitsVoice` for ``spec`` (name/path/None=default).
