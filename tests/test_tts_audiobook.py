@@ -745,3 +745,30 @@ def test_a_project_gutenberg_text_is_read_without_header_licence_or_contents(tmp
     path.write_text(old, encoding="utf-8")
     assert [c.title for c in read_book(path).chapters] == ["PROLOGUE", "Chapter 1: The Start", "Chapter 2: The Next"]
     assert read_book(path).chapters[-1].text == "Chapter 2: The Next.\n\nIt ends."
+
+
+def test_left_out_text_is_said_another_books_folder_refused_and_lost_chapters_removed(tmp_path, tiny_voice):
+    """What the voice leaves out is a warning naming the chapter (speak said it, the audiobook did not); a second
+    book is not mixed into a first one's folder; a chapter the book no longer has loses its file."""
+    from speechstudio.atomic import OutputExistsError
+    from speechstudio.tts.audiobook import make_audiobook
+
+    book, out = tmp_path / "book.txt", tmp_path / "out"
+    book.write_text(BOOK_TXT.replace("The end came quietly.", "The end came quietly. 漢字 漢字. Then 🍕 was there."),
+                    encoding="utf-8")
+    result = make_audiobook(tiny_voice, book, out, "flac", workers=1)
+    assert [w for w in result.warnings if w.startswith("chapter 3 (Chapter 3): ")] == [
+        "chapter 3 (Chapter 3): voice tiny speaks English and cannot say CJK script: left out (use a voice for that "
+        "language)", "chapter 3 (Chapter 3): voice tiny cannot say symbols '🍕': left out"], result.warnings
+
+    other = tmp_path / "other.txt"
+    other.write_text("Another Book\n\nChapter 1\n\nSomething else.\n", encoding="utf-8")
+    with pytest.raises(OutputExistsError, match=f"^{out}: holds the audiobook of {book}; choose another folder"):
+        make_audiobook(tiny_voice, other, out, "flac", workers=1)
+
+    book.write_text(BOOK_TXT.split("Chapter 3")[0].replace("CHAPTER II. The Storm", "Chapter 2"), encoding="utf-8")
+    result = make_audiobook(tiny_voice, book, out, "flac", workers=1)
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".audiobook.json", "01 - Chapter 1.flac", "02 - Chapter 2.flac", "The Test Book.m4b", "chapters.json",
+        "playlist.m3u8"]
+    assert sorted(json.loads((out / ".audiobook.json").read_text(encoding="utf-8"))["chapters"]) == ["0", "1"]

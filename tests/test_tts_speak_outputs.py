@@ -188,9 +188,10 @@ def test_out_and_output_raw_together_write_the_same_audio_twice(tmp_path):
     assert f"wrote {wav}:" in done.stderr.decode()  # the message went to stderr, stdout is audio only
 
 
-def test_play_sends_every_sample_to_the_speaker_and_waits(monkeypatch, capsys):
+def test_play_sends_every_sample_to_the_speaker_and_waits(monkeypatch, capsys, tmp_path):
     """``speak --play`` plays through ``audio.devices.Player`` (the app's one player) and returns when
     the last sentence has been heard; without a speaker it is one line, before a voice loads."""
+    import soundfile as sf
     from fake_audio_backend import FakeBackend
 
     from speechstudio import cli
@@ -207,3 +208,8 @@ def test_play_sends_every_sample_to_the_speaker_and_waits(monkeypatch, capsys):
     assert cli.main(["speak", TEXT, "--play"]) == 1
     assert capsys.readouterr().err.strip() == ("speechstudio: error: audio playback unavailable: PortAudio library "
                                                "not found")
+    out = tmp_path / "also.wav"  # --play with --out: the file is written all the same, with a warning
+    assert cli.main(["speak", TEXT, "--voice", str(joe.model_path()), "--play", "--out", str(out)]) == 0
+    assert capsys.readouterr().err.strip().splitlines()[0] == ("warning: audio playback unavailable: PortAudio "
+                                                               "library not found; not played")
+    assert sf.info(str(out)).duration > 2.5

@@ -4,6 +4,7 @@ chapter (atomic, tagged), ``playlist.m3u8``, ``chapters.json`` and one ``.m4b``;
 settings). docs/tts.md, Audiobooks."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -177,7 +178,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     settings = settings or SynthesisSettings()
     out_dir = Path(out_dir)
     book: Book = read_book(document)
-    state, m4b = check_outputs(book, out_dir, fmt, restart, book_file)
+    state, m4b = check_outputs(book, out_dir, fmt, restart, book_file, document=document)
     title, chapters = book.title, book.chapters
     notes: list[str] = list(book.warnings)
     if cover is None and book.cover is not None and book_file:
@@ -199,6 +200,9 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     # removed since), not only the text as written; the voice applies the same lexicon (tts.lexicon)
     lexicon = user_lexicon(getattr(voice, "language", None) or "en")
     chars_before, skipped, files, durations = 0, 0, [], []
+    earlier = {r.get("file") for r in done.values() if isinstance(r, dict)} - {None}  # chapter files written before
+    if m4b is not None and isinstance(state.get("book_file"), dict):
+        earlier |= {state["book_file"].get("file")} - {None}
     for ch in chapters:
         path = out_dir / chapter_file_name(ch, len(chapters), fmt)
         key = _digest(ch.title, lexicon.apply(ch.text) if lexicon is not None else ch.text)
@@ -219,6 +223,9 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             skipped += 1
         else:
             def on_chunk(chunk, ch=ch, base=chars_before) -> None:
+                for warning in chunk.warnings:  # what the voice left out, once per chapter (speak says it too)
+                    if (note := f"chapter {ch.index + 1} ({ch.title}): {warning}") not in notes:
+                        notes.append(note)
                 report(AudiobookProgress(base + min(chunk.chars_done, len(ch.text)), total, ch.index, len(chapters),
                                          ch.title))
 
@@ -240,6 +247,10 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
             _write_json(state_path, state)
     _write_index(out_dir, title, chapters, files, durations)
+    if len(done) > len(chapters):  # chapters the book no longer has
+        done = {str(c.index): done[str(c.index)] for c in chapters}
+        state = {**state, "chapters": done}
+        _write_json(state_path, state)
     if m4b is not None:
         # rebuilt when any chapter's audio changed (a chapter made again: "made", the stamp of its file when
         # written), its titles, tags or cover did, or the .m4b itself is missing or not the file written (its stamp)
@@ -254,15 +265,20 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             write_book_file(m4b, files, [c.title for c in chapters], tags, cover)
             state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key, "stamp": _stamp(m4b)}}
             _write_json(state_path, state)
+    # our files of chapters the book lost or renamed (and of its old title's .m4b) go: the folder is this book
+    for name in earlier - {f.name for f in files} - {m4b.name if m4b is not None else None}:
+        with contextlib.suppress(OSError, TypeError):
+            (out_dir / Path(name).name).unlink()
     return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, tuple(notes))
 
 
 def check_outputs(book: Book, out_dir: str | Path, fmt: str = "flac", restart: bool = False,
-                  book_file: bool = True) -> tuple[dict, Path | None]:
+                  book_file: bool = True, *, document: str | Path | None = None) -> tuple[dict, Path | None]:
     """What ``make_audiobook`` checks before any work, and callers before loading a voice (a refusal is then
     immediate): the format, ``out_dir`` (a folder or nothing yet; not created here), and, unless ``restart``,
-    that no file the book would write (chapter files, ``.m4b``, index files) is a file of the user's own.
-    Returns ``(resume record, the .m4b path or None)``. Raises ``UsageError``, ``OutputExistsError`` naming the file."""
+    that ``out_dir`` holds no other ``document``'s audiobook and no file the book would write (chapter files,
+    ``.m4b``, index files) is a file of the user's own. Returns ``(resume record, the .m4b path or None)``.
+    Raises ``UsageError``, ``OutputExistsError`` naming the file."""
     fmt = fmt.lower().lstrip(".")
     if fmt not in BOOK_FORMATS:
         raise UsageError(f"unsupported audiobook format {fmt!r} (use {', '.join(BOOK_FORMATS)})")
@@ -279,6 +295,11 @@ def check_outputs(book: Book, out_dir: str | Path, fmt: str = "flac", restart: b
     state = state if isinstance(state, dict) else {}
     done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
     m4b = out_dir / f"{_safe_name(book.title, 'audiobook')}.m4b" if book_file else None
+    made_from = state.get("document")
+    if not restart and document is not None and isinstance(made_from, str) and made_from != str(
+            Path(document).resolve()):  # two books' chapters and indexes in one folder: neither playlist is right
+        raise OutputExistsError(f"{out_dir}: holds the audiobook of {made_from}; choose another folder, or use "
+                                "--restart to replace it with this book")
     if not restart:  # a file of the user's own with a name we write is never replaced
         _refuse_files_not_ours(state_path, state, done, [out_dir / chapter_file_name(c, len(book.chapters), fmt)
                                                          for c in book.chapters] + ([m4b] if m4b else []))

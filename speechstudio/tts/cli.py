@@ -232,8 +232,15 @@ def speak_command(args) -> int:
     runtime = _runtime(settings)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
-    if args.play:
-        _Playback.check()
+    play = args.play
+    if play:
+        try:
+            _Playback.check()
+        except SpeechStudioError as exc:  # no speaker: what is also written still is, with a word about it
+            if args.out is None and not raw:
+                raise
+            play = False
+            print(f"warning: {exc}; not played", file=sys.stderr)
     ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
@@ -245,7 +252,7 @@ def speak_command(args) -> int:
 
     bar = tqdm(total=total, unit="char", desc="speak", disable=total < 2000, **bar_output(sys.stderr))
     seen_warnings: set[str] = set()
-    player = _Playback(voice.sample_rate) if args.play else None
+    player = _Playback(voice.sample_rate) if play else None
     raw_out = sys.stdout.buffer if raw else None
 
     def on_chunk(chunk) -> None:
@@ -361,7 +368,8 @@ def audiobook_command(args) -> int:
         raise UsageError("audiobook needs --out FOLDER (or --list-chapters to only show the chapters)")
     cover = prepare_cover(_read_cover(args.cover), args.cover) if getattr(args, "cover", None) else None
     check_folder_destination(args.out)  # and on a folder that cannot be written
-    check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True))  # a file of the user's own
+    check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True),  # a file of the user's own
+                  document=args.book)
     ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     total = sum(len(c.text) for c in chapters)

@@ -28,7 +28,8 @@ class AudiobookJob(Job):
 
     def run(self, models) -> Iterator[object]:
         yield Status(f"reading {self.document.name} ...")
-        check_outputs(read_book(self.document), self.out_dir, self.fmt)   # a file of the user's own: refused at once
+        # a file of the user's own, another book's folder: refused at once
+        check_outputs(read_book(self.document), self.out_dir, self.fmt, document=self.document)
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, _message = models.voice(self.voice, self.device)
         settings = SynthesisSettings(**self.settings)
