@@ -47,3 +47,23 @@ def test_unknown_voice_name_is_a_usage_error(home, tmp_path, capsys):
     assert main(["speak", "Hello.", "--voice", "nosuchvoice", "--out", str(wav)]) == 2
     err = capsys.readouterr().err
     assert "unknown voice 'nosuchvoice'; known voices: en_US-joe-medium" in err and not wav.exists()
+
+
+def test_a_voice_by_a_word_of_its_name_and_by_the_short_mms_id(home, monkeypatch):
+    """--voice joe is en_US-joe-medium even beside a voice named myjoe (the docs' example stopped working once
+    one was imported); --voice mms:deu is the voice `voices download mms:deu` stored."""
+    from dataclasses import replace
+
+    import pytest
+
+    from speechstudio.errors import UnknownModelError
+    from speechstudio.tts import voices
+
+    joe = voices.resolve_voice("en_US-joe-medium")
+    store = [replace(joe, name="myjoe", origin="store"),
+             replace(joe, name="mms-tts-deu", origin="store", hf_id="facebook/mms-tts-deu")]
+    monkeypatch.setattr(voices, "_store_voices", lambda: store)
+    assert voices.resolve_voice("joe").name == "en_US-joe-medium"
+    assert voices.resolve_voice("mms:deu").name == "mms-tts-deu"
+    with pytest.raises(UnknownModelError, match=r"'jo' \(matches several: myjoe, en_US-joe-medium\)"):
+        voices.resolve_voice("jo", allow_download=False)

@@ -30,7 +30,7 @@ SKIPPED_PATTERNS = ("*.h5", "*.msgpack", "*.ot", "*.onnx", "*.onnx_data", "*.tfl
 
 IMPORT_HINT = (
     "to use it without network, copy the model folder from a machine that has it (for example its "
-    "Hugging Face cache snapshot) and run `speechstudio models import DIR`"
+    "Hugging Face cache snapshot) and run `speechstudio models import DIR` (a voice: `--voice DIR`)"
 )
 
 

@@ -247,7 +247,8 @@ def remove_voice(name: str) -> VoiceRef:
 # ----------------------------------------------------------------------------- resolution
 def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     """``--voice`` (NAME, HF_ID, DIR, PIPER.onnx or None for the default) -> ``VoiceRef``; NAME matches
-    exactly or by a unique part ("joe"). Raises ``UnknownModelError`` (CLI exit status 2) listing known voices."""
+    exactly, by a unique word of it ("joe") or a unique part; ``mms:deu`` as ``voices download`` takes it.
+    Raises ``UnknownModelError`` (CLI exit status 2) listing known voices."""
     if spec is None or spec == "":
         return _default_voice(allow_download)
     path = Path(spec).expanduser()
@@ -257,6 +258,8 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
                         family=_family_of_path(path))
     if spec.endswith(".onnx"):
         raise ModelNotFoundError(f"{spec}: Piper voice file not found")
+    if spec.lower().startswith("mms:"):  # the short form `voices download` takes
+        spec = hub_id(spec)
     known = _store_voices() + package_voices()
     for v in known:
         if v.name == spec or (v.hf_id and v.hf_id == spec):
@@ -266,6 +269,9 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
         raise ModelNotFoundError(f"{bad.describe()}; remove it (speechstudio voices remove {spec}) and import or "
                                  "train it again", value=spec)
     partial = [v for v in known if spec.lower() in v.name.lower()]
+    whole = [v for v in partial if spec.lower() in re.split(r"[-_. ]+", v.name.lower())]
+    if len(whole) == 1:  # "joe": en_US-joe-medium, not myjoe
+        partial = whole
     if len(partial) == 1:
         return replace(partial[0], reason=f"--voice {spec} matched {partial[0].name} ({partial[0].reason})")
     if spec.count("/") == 1 and not spec.startswith((".", "/")):
