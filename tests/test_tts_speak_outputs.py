@@ -213,3 +213,16 @@ def test_play_sends_every_sample_to_the_speaker_and_waits(monkeypatch, capsys, t
     assert capsys.readouterr().err.strip().splitlines()[0] == ("warning: audio playback unavailable: PortAudio "
                                                                "library not found; not played")
     assert sf.info(str(out)).duration > 2.5
+
+
+def test_output_raw_refuses_a_terminal(monkeypatch, capsys):
+    """Binary PCM on an interactive terminal is garbage on screen: refused before a voice loads."""
+    import sys
+
+    from speechstudio import cli
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert cli.main(["speak", TEXT, "--output-raw"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "speechstudio: error: --output-raw writes binary audio to standard output: pipe it to a player "
+        "(| aplay -r 22050 -f S16_LE -t raw -) or into a file, not to the terminal")

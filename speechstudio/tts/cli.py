@@ -214,6 +214,9 @@ def speak_command(args) -> int:
     raw = getattr(args, "output_raw", False)
     if args.out is None and not args.play and not raw:
         raise UsageError("give --out OUT.wav|.mp3|.opus|.m4a|..., --output-raw and/or --play")
+    if raw and sys.stdout.isatty():
+        raise UsageError("--output-raw writes binary audio to standard output: pipe it to a player "
+                         "(| aplay -r 22050 -f S16_LE -t raw -) or into a file, not to the terminal")
     if args.out is not None:
         check_output_suffix(args.out)  # before any synthesis: an unknown suffix, then an unwritable destination
         check_destination(args.out, overwrite=getattr(args, "overwrite", False))
@@ -362,7 +365,8 @@ def audiobook_command(args) -> int:
             print(f"warning: {note}", file=sys.stderr)
         print(f"{title}" + (f" by {book.author}" if book.author else "") + f": {len(chapters)} chapter(s)")
         for ch in chapters:
-            print(f"{ch.index + 1:3d}  {ch.title}  ({len(ch.text.split())} words)")
+            words = len(ch.text.split())
+            print(f"{ch.index + 1:3d}  {ch.title}  ({words} word{'s' if words != 1 else ''})")
         return 0
     if not args.out:
         raise UsageError("audiobook needs --out FOLDER (or --list-chapters to only show the chapters)")
@@ -395,7 +399,8 @@ def audiobook_command(args) -> int:
     total = sum(result.durations_s)
     for note in result.warnings:
         print(f"warning: {note}", file=sys.stderr)
-    book = f", {result.book_file.name} ({len(result.files)} chapter marks)" if result.book_file else ""
+    marks = f"{len(result.files)} chapter mark{'s' if len(result.files) != 1 else ''}"
+    book = f", {result.book_file.name} ({marks})" if result.book_file else ""
     print(f"wrote {len(result.files)} chapter file(s) to {args.out} ({total / 60:.1f} min of audio; "
           f"{result.skipped} kept from an earlier run); playlist.m3u8, chapters.json{book}")
     return 0
