@@ -65,6 +65,9 @@ def test_pronunciations_dialog_saves_the_lexicon(win, home, qtbot):
     again.pron.setText("   ")
     again.add_entry()
     assert again.error.text() == "give a word and its pronunciation"
+    again.pron.setText("/☃/")  # no IPA has it: refused here, not at every later text with the word
+    again.add_entry()
+    assert again.error.text().startswith("/☃/ is not IPA (☃)") and len(again.entries()) == 2
 
 
 def test_pitch_slider_follows_the_voice_until_moved(win):

@@ -135,6 +135,7 @@ def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
 
     from tts_fixtures.tiny import make_tiny_vits
 
+    from speechstudio.errors import UsageError
     from speechstudio.tts.cli import register
 
     parser = argparse.ArgumentParser()
@@ -155,6 +156,9 @@ def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
     for argv in (["lexicon", "add", "Nguyen", "/ŋwˈɪn/"], ["lexicon", "add", "GIF", "jif", "--language", "en"]):
         a = parser.parse_args(argv)
         assert a.func(a) == 0
+    a = parser.parse_args(["lexicon", "add", "qq", "/☃☃/"])  # refused now, not at every later text with "qq"
+    with pytest.raises(UsageError, match="^'/☃☃/' is not IPA \\('☃'\\): write /IPA/ as espeak-ng does"):
+        a.func(a)
     a = parser.parse_args(["lexicon", "list"])
     a.func(a)
     assert capsys.readouterr().out.splitlines()[-2:] == ["gif\tjif", "nguyen\t/ŋwˈɪn/"]

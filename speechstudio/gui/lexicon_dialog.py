@@ -60,6 +60,12 @@ class LexiconDialog(QDialog):
         if not word or not pron:
             self.error.setText("give a word and its pronunciation")
             return
+        from speechstudio.tts.lexicon import not_ipa
+
+        if bad := not_ipa(pron):
+            self.error.setText(f"{pron} is not IPA ({bad}): write /IPA/ as espeak-ng does (/ŋwˈɪn/), or a respelling "
+                               "without slashes")
+            return
         self._append(word, pron)
         self.word.clear()
         self.pron.clear()

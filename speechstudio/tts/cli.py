@@ -419,7 +419,7 @@ def _read_cover(path: str) -> bytes:
 
 def lexicon_command(args) -> int:
     """Handler of ``speechstudio lexicon list|add|remove|path``. Returns 0 on success."""
-    from speechstudio.tts.lexicon import Lexicon, lexicon_path, load_lexicon, save_lexicon
+    from speechstudio.tts.lexicon import Lexicon, lexicon_path, load_lexicon, not_ipa, save_lexicon
 
     cmd = getattr(args, "lexicon_command", None) or "list"
     path = lexicon_path(args.language)
@@ -432,6 +432,9 @@ def lexicon_command(args) -> int:
         if not lex.entries:
             print(f"(no entries; {path})", file=sys.stderr)
     elif cmd == "add":
+        if bad := not_ipa(args.pronunciation):  # refused now, not at every later text that has the word
+            raise UsageError(f"{args.pronunciation!r} is not IPA ({bad!r}): write /IPA/ as espeak-ng does "
+                             "(/ŋwˈɪn/), or a respelling without slashes")
         lex.add(args.word, args.pronunciation)
         save_lexicon(lex, path)
         print(f"{args.word} -> {args.pronunciation} ({path})")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,17 @@ def unsayable(ipa: str, symbols: Collection[str]) -> str:
     """The characters of ``ipa`` (as ``clean_ipa`` left it) that are not in ``symbols`` (a voice's phonemes),
     each once, in order; white space is not counted. "" when the voice can say all of it."""
     return "".join(dict.fromkeys(ch for ch in ipa if ch not in symbols and not ch.isspace()))
+
+
+def not_ipa(pronunciation: str) -> str:
+    """The characters of a ``/IPA/`` pronunciation that no IPA has (a snowman, an emoji), each once; ""
+    for a respelling or IPA made of letters, marks, modifiers (stress, length, tone letters) and digits."""
+    pron = pronunciation.strip()
+    if not (len(pron) > 2 and pron[0] == pron[-1] == "/"):
+        return ""
+    return "".join(dict.fromkeys(ch for ch in clean_ipa(pron) if not ch.isspace() and not ch.isdigit()
+                                 and unicodedata.category(ch)[0] not in "LM" and unicodedata.category(ch) != "Sk"
+                                 and ch not in "'-‿|‖↓↑"))
 
 
 def voice_phonemes(voice) -> Collection[str]:
