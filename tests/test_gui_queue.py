@@ -409,3 +409,25 @@ def test_remove_rows_start_after_cancel_and_history_closes(win, qtbot, tmp_path,
     assert dlg.close_btn.text() == "Close"
     dlg.close_btn.click()
     assert not dlg.isVisible()
+
+
+def test_a_file_added_again_shows_its_earlier_transcript(win, tmp_path):
+    """After "Clear finished", a file added again is queued (Start checks it), and its transcript from the earlier
+    run shows at once instead of "not transcribed yet"; one without an earlier transcript still says that."""
+    from test_gui_support import INFO, SEGMENTS
+
+    from speechstudio.batch.export import write_transcript
+
+    done, new = write_tone(tmp_path / "talk.wav", 5.0), write_tone(tmp_path / "new.wav", 1.0)
+    write_transcript(tmp_path / "talk.json", SEGMENTS, INFO, "json")
+    page = win.show_page("Transcribe")
+    assert page.add_paths([done, new]) == 2
+    page.table.selectRow(0)
+    view = page.transcript
+    assert page.rows[0].status == "queued" and view.title.text() == (
+        "talk.wav: queued; its transcript from an earlier run is shown (Start keeps it unless Redo finished files "
+        "is on)")
+    assert [view.segments.item(r, 2).text() for r in range(view.segments.rowCount())] == [
+        "Hello wrold again", "second part here"]
+    page.table.selectRow(1)
+    assert view.title.text() == "new.wav: not transcribed yet" and view.segments.rowCount() == 0

@@ -224,7 +224,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                           audio_track=self.language_options.audio_track(), allow_download=False)
 
     def _set_output_dir(self, path: str | None) -> None:
-        self.output_dir = path
+        self.output_dir = self.transcript.output_dir = path
         self.out_label.setText(f"Output: {path}" if path else "Output: next to each input")
 
     def add_files_dialog(self, folder: bool = False) -> None:

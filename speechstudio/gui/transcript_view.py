@@ -32,6 +32,7 @@ class QueueRow:
     reason: str = ""
     segments: list = field(default_factory=list)
     info: object = None  # TranscriptInfo for re-export
+    output_dir: str | None = None  # where its outputs go when not the page's folder (a watched folder's choice)
 
 
 def load_json_transcript(row: QueueRow) -> None:
@@ -46,6 +47,16 @@ def load_json_transcript(row: QueueRow) -> None:
     row.info, row.segments = doc.info, list(doc.segments)
 
 
+def _earlier_segments(row: QueueRow, output_dir: str | None) -> list:
+    """The segments of the ``.json`` an earlier run wrote where this row's would go (the row's output folder, else
+    ``output_dir``, else beside the input), else []: a file added again shows its transcript before Start skips it."""
+    js = output_path(row.item.path, "json", row.item.root, row.output_dir or output_dir or None)
+    try:
+        return list(TranscriptDocument.load(js).segments)
+    except (SpeechStudioError, OSError):  # none there, unreadable, or not our transcript
+        return []
+
+
 class TranscriptView(QWidget):
     """A row's transcript: the segment table (click to hear) or, while editing, the :class:`TranscriptEditor` (saved
     into the row's ``.json`` and its txt / srt / vtt, copied into ``row.segments``); ``audio`` and ``io`` give it a
@@ -57,6 +68,7 @@ class TranscriptView(QWidget):
     def __init__(self, formats, parent=None, *, audio=None, io=None) -> None:
         super().__init__(parent)
         self.row: QueueRow | None = None
+        self.output_dir: str | None = None  # the page's output folder (None: beside each input)
         self._doc_row: QueueRow | None = None     # the row whose transcript the editor holds (saved into its outputs)
         self.title = note_label("Transcript title", "Transcript: select a finished file")
         self.edit_btn = button("Edit transcript", "Edit the transcript",
@@ -100,19 +112,22 @@ class TranscriptView(QWidget):
         if row is None:
             self.title.setText("Transcript: select a finished file")
             return
-        name = row.item.path.name
+        name, segments = row.item.path.name, row.segments
         if row.status in ("failed", "ignored"):
             self.title.setText(f"{name}: {row.reason}")
         elif row.status == "cancelled":
             self.title.setText(f"{name}: cancelled, nothing written")
-        elif row.status in ("queued", "running") and not row.segments:
+        elif row.status == "queued" and not segments and (segments := _earlier_segments(row, self.output_dir)):
+            self.title.setText(f"{name}: queued; its transcript from an earlier run is shown (Start keeps it unless "
+                               "Redo finished files is on)")
+        elif row.status in ("queued", "running") and not segments:
             self.title.setText(f"{name}: {'not transcribed yet' if row.status == 'queued' else 'transcribing…'}")
         else:
-            self.title.setText(f"Transcript of {name} ({len(row.segments)} segments) — click a segment to hear it")
-        names = list(dict.fromkeys(s.speaker for s in row.segments if getattr(s, "speaker", None)))
+            self.title.setText(f"Transcript of {name} ({len(segments)} segments) — click a segment to hear it")
+        names = list(dict.fromkeys(s.speaker for s in segments if getattr(s, "speaker", None)))
         # a file in more than one language (each stretch decoded in its own): say which, per segment
-        spoken = list(dict.fromkeys(s.language for s in row.segments if getattr(s, "language", None)))
-        for seg in row.segments:
+        spoken = list(dict.fromkeys(s.language for s in segments if getattr(s, "language", None)))
+        for seg in segments:
             who = getattr(seg, "speaker", None)
             text = f"{who}: {seg.text.strip()}" if who else seg.text.strip()
             lang = getattr(seg, "language", None) if len(spoken) > 1 else None
