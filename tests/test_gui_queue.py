@@ -128,8 +128,8 @@ def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_d
     # the finished batch's summary: totals and the output folder
     assert not again.report.isHidden()
     text = again.report.label.text()
-    assert text.startswith("2 done · 0:0") and " of audio (0.00 h) in 0:" in text, text
-    assert "× real time" in text and "RTF" not in text  # issue 30: speed in words
+    assert text.startswith("This run: 2 done · 0:0") and " of audio in 0:" in text, text
+    assert text.endswith("× real time overall") and "RTF" not in text  # issue 30: speed in words
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     again.report.open_btn.click()
@@ -160,7 +160,7 @@ def test_failed_file_reason_in_the_summary(win, qtbot, tmp_path, tiny_w2v_dir):
     page.add_paths([folder])
     with qtbot.waitSignal(page.queue_finished, timeout=60000):
         page.start_btn.click()
-    assert page.report.label.text().startswith("1 done, 1 failed · 0:01 of audio (0.00 h) in 0:")
+    assert page.report.label.text().startswith("This run: 1 done, 1 failed · 0:01 of audio in 0:")
     assert page.report.label.text().endswith("· failed: bad.wav")
     assert page.report.label.toolTip().startswith("bad.wav: not a recognised audio or video file")
 
@@ -370,7 +370,7 @@ def test_app_killed_mid_queue_shows_the_same_queue_and_continues(qtbot, home, fa
     assert [r.status for r in page.rows] == ["done", "done", "done"], [r.reason for r in page.rows]
     assert (folder / "a.json").stat().st_mtime_ns == stamp                # nothing finished is redone
     assert abs(json.loads((folder / "b.json").read_text())["audio_duration_s"] - 240.0) < 0.01
-    assert page.report.label.text().startswith("2 done · 4:01 of audio"), page.report.label.text()
+    assert page.report.label.text().startswith("This run: 2 done · 4:01 of audio"), page.report.label.text()
     win.shutdown()
 
 
@@ -431,3 +431,14 @@ def test_a_file_added_again_shows_its_earlier_transcript(win, tmp_path):
         "Hello wrold again", "second part here"]
     page.table.selectRow(1)
     assert view.title.text() == "new.wav: not transcribed yet" and view.segments.rowCount() == 0
+
+
+def test_the_run_summary_says_what_this_run_did():
+    """The line under the queue is this run's (the toolbar counts every row); no "0:00 of audio" when every file
+    was skipped; its speed includes loading the model, where each row's Speed times the file alone."""
+    from speechstudio.batch.run import BatchSummary
+    from speechstudio.gui.batch_report import report_text
+
+    assert report_text(BatchSummary(skipped=2, wall_s=1.2), 1.2) == ("This run: 0 done, 2 skipped", "")
+    ran = BatchSummary(done=1, audio_s=11.0, wall_s=16.0)
+    assert report_text(ran, 16.0)[0] == "This run: 1 done · 0:11 of audio in 0:16, 0.7× real time overall"

@@ -153,7 +153,7 @@ def test_pause_after_current(win, qtbot, folder, tiny_w2v_dir):
     qtbot.waitUntil(lambda: page.current is None and not page.running, timeout=30000)
     assert statuses(page) == {"a tone.wav": "done", "b.wav": "queued"}
     # the status line says it paused (the batch's summary once replaced it) and the button is up again
-    assert win.status_label.text().startswith("paused; press Start to go on · 1 done · "), win.status_label.text()
+    assert win.status_label.text().startswith("paused; press Start to go on · This run: 1 done · "), win.status_label.text()
     assert not page.pause_btn.isChecked()
     with qtbot.waitSignal(page.queue_finished, timeout=30000):
         page.start()

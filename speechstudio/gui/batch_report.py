@@ -16,17 +16,18 @@ from speechstudio.progress import clock
 
 
 def report_text(summary, wall_s: float) -> tuple[str, str]:
-    """``(line, details)`` of a ``BatchSummary``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10,
-    9.8× real time"`` (speed: audio s / the run's wall s) and one ``name: reason`` line per failure."""
-    parts = [f"{summary.done} done"]
+    """``(line, details)`` of a ``BatchSummary``: ``"This run: 19 done, 1 failed · 31:12 of audio in 3:10, 9.8× real
+    time overall"`` (speed: audio s / the run's wall s, model loading included, where the queue's Speed column
+    times each file alone; no audio part when nothing was transcribed) and one ``name: reason`` line per failure."""
+    parts = [f"This run: {summary.done} done"]
     if summary.skipped:
         parts.append(f"{summary.skipped} skipped")
     if summary.failed:
         parts.append(f"{len(summary.failed)} failed")
     if summary.cancelled:
         parts.append("cancelled")
-    line = (", ".join(parts) + f" · {clock(summary.audio_s)} of audio ({summary.audio_s / 3600:.2f} h)"
-            f" in {clock(wall_s)}" + (f", {speed(summary.rtfx)}" if summary.rtfx else ""))
+    line = ", ".join(parts) + (f" · {clock(summary.audio_s)} of audio in {clock(wall_s)}" if summary.audio_s else "")
+    line += f", {speed(summary.rtfx)} overall" if summary.rtfx and summary.audio_s else ""
     details = "\n".join(f"{display_name(p)}: {reason.replace(str(p) + ': ', '')}" for p, reason in summary.failed)
     if details:
         line += f" · failed: {display_name(summary.failed[0][0])}" + (" …" if len(summary.failed) > 1 else "")
