@@ -442,3 +442,24 @@ def test_the_run_summary_says_what_this_run_did():
     assert report_text(BatchSummary(skipped=2, wall_s=1.2), 1.2) == ("This run: 0 done, 2 skipped", "")
     ran = BatchSummary(done=1, audio_s=11.0, wall_s=16.0)
     assert report_text(ran, 16.0)[0] == "This run: 1 done · 0:11 of audio in 0:16, 0.7× real time overall"
+
+
+def test_a_restored_row_keeps_its_speaker_count(tmp_path):
+    """After a restart the row is read back from its .json: "done · English · 3 or 4 speakers: check", as before
+    the restart (the count was lost: "done · English")."""
+    from dataclasses import replace
+
+    from test_gui_support import INFO, SEGMENTS
+
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.batch.run import InputItem
+    from speechstudio.diarize.family import SpeakerInfo
+    from speechstudio.gui.queue_table import status_text
+    from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
+
+    talkers = tuple(SpeakerInfo(f"Speaker {k}", 2.0) for k in (1, 2, 3))
+    js = write_transcript(tmp_path / "talk.json", SEGMENTS, replace(INFO, speakers=talkers, speakers_could_be=4), "json")
+    row = QueueRow(InputItem(tmp_path / "talk.wav"), status="done", outputs=(js,))
+    load_json_transcript(row)
+    assert [s.name for s in row.info.speakers] == ["Speaker 1", "Speaker 2", "Speaker 3"]
+    assert status_text(row)[0] == "done · English · 3 or 4 speakers: check"

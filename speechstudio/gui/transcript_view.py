@@ -2,6 +2,7 @@
 as", the queue row itself, and reading our ``.json`` back for skipped files."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from speechstudio.asr.languages import language_name
 from speechstudio.batch.export import FORMATS, output_path, write_transcript
+from speechstudio.diarize.family import SpeakerInfo
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (CurrentStack, add_row, bare, button, combo, fmt_ts, hrow, note_label,
                                      speaker_colour, table, vbox)
@@ -45,6 +47,13 @@ def load_json_transcript(row: QueueRow) -> None:
     except SpeechStudioError:  # TranscriptFileError: unreadable, or not our transcript
         return
     row.info, row.segments = doc.info, list(doc.segments)
+    table, count = doc.meta.get("speakers"), doc.meta.get("speaker_count")
+    if isinstance(table, list) and table:  # the speakers and how sure their count was (the row's status says it)
+        speakers = tuple(SpeakerInfo(str(s.get("name", "")), float(s.get("talk_time_s") or 0.0), bool(s.get("known")),
+                                     s.get("similarity"), s.get("sureness")) for s in table if isinstance(s, dict))
+        could_be = count.get("could_be") if isinstance(count, dict) else None
+        row.info = dataclasses.replace(row.info, speakers=speakers,
+                                       speakers_could_be=could_be if isinstance(could_be, int) else None)
 
 
 def _earlier_segments(row: QueueRow, output_dir: str | None) -> list:
