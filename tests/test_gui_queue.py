@@ -458,7 +458,8 @@ def test_a_restored_row_keeps_its_speaker_count(tmp_path):
     from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 
     talkers = tuple(SpeakerInfo(f"Speaker {k}", 2.0) for k in (1, 2, 3))
-    js = write_transcript(tmp_path / "talk.json", SEGMENTS, replace(INFO, speakers=talkers, speakers_could_be=4), "json")
+    info = replace(INFO, speakers=talkers, speakers_could_be=4)
+    js = write_transcript(tmp_path / "talk.json", SEGMENTS, info, "json")
     row = QueueRow(InputItem(tmp_path / "talk.wav"), status="done", outputs=(js,))
     load_json_transcript(row)
     assert [s.name for s in row.info.speakers] == ["Speaker 1", "Speaker 2", "Speaker 3"]
