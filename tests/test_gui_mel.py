@@ -82,3 +82,4 @@ def test_the_pitch_axis_title_is_read_whole_at_any_height(qtbot, height, title):
     axis = view.plot.getAxis("left")
     assert axis.labelText == title
     assert axis.label.boundingRect().width() <= axis.height()          # the title runs along the axis, whole
+    assert axis.style["showValues"] is False  # no mel bin numbers (0-80) beside a "pitch" title

@@ -33,6 +33,7 @@ def test_a_take_is_drawn_live_and_after_with_its_levels(win, qtbot, fake_audio):
     assert live is not None and len(live) >= 2 and float(live[:, 1].max()) > 0.1  # grew while recording
     n = len(page.recording)
     assert page.waveform.duration_s == pytest.approx(n / 16000)
+    assert page.length.text() == f"{n / 16000:.1f} s"  # once, not "0:02 (2.1 s)"
     assert float(page.waveform.peaks[:, 1].max()) == pytest.approx(float(page.recording.max()), abs=1e-6)
     assert page.levels.text().startswith("loudest moment -10 dB, average ")
     assert "distorted" not in page.levels.text() and "quiet" not in page.levels.text()

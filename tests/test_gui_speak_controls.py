@@ -78,9 +78,9 @@ def test_pitch_slider_follows_the_voice_until_moved(win):
     page = win.speak
     page._set_voice_info(VoiceInfo("myclone", 22050, (), 1, {"length_scale": 1.0, "noise_scale": 0.667,
                                                              "noise_w": 0.8, "pitch": 4.3}, "voice myclone"))
-    assert page.pitch.value() == 9 and page.pitch_label.text() == "+4.5 st"  # half-semitone steps
+    assert page.pitch.value() == 9 and page.pitch_label.text() == "+4.5 semitones"  # half-semitone steps
     assert page._job().pitch is None  # the voice's own 4.3 st
     page.pitch.setValue(-6)
-    assert page.pitch_label.text() == "-3.0 st" and page._job().pitch == -3.0
+    assert page.pitch_label.text() == "-3.0 semitones" and page._job().pitch == -3.0
     page._set_voice_info(VoiceInfo("joe", 22050, (), 1, {"length_scale": 1.0, "pitch": 0.0}, "voice joe"))
     assert page.pitch.value() == 0 and page._job().pitch is None

@@ -42,6 +42,7 @@ class MelView(QWidget):
         self.plot.hideButtons()
         self._axis_title = ""
         self._title_axis()
+        self.plot.getAxis("left").setStyle(showValues=False)  # mel bin numbers (0-80) say nothing to a listener
         self.plot.setLabel("bottom", "seconds")
         self.img = pg.ImageItem(self.image)
         self.img.setRect(-seconds, 0, seconds, N_MELS)

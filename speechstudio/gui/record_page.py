@@ -132,7 +132,7 @@ class RecordPage(QWidget):
         self.recording = self.audio.stop_recording()
         self.meter.set_level(-100.0)
         seconds = len(self.recording) / RATE
-        self.length.setText(f"{clock(seconds)} ({seconds:.1f} s)")
+        self.length.setText(f"{seconds:.1f} s" if seconds < 60 else clock(seconds))  # as while recording
         self.note.setText("recorded; play it, save it or send it to Transcribe")
         self.show_take()
         self._update()

@@ -99,7 +99,7 @@ class SpeakPage(QWidget):
         self.rate_label.setText(f"{self.rate.value() / 100:.2f}×")
         self.noise_label.setText(f"{self.noise.value() / 100:.2f}")
         self.noise_w_label.setText(f"{self.noise_w.value() / 100:.2f}")
-        self.pitch_label.setText(f"{self.pitch.value() / 2:+.1f} st")
+        self.pitch_label.setText(f"{self.pitch.value() / 2:+.1f} semitones")
 
     def _pitch_moved(self, _value: int) -> None:
         if not self.pitch.signalsBlocked():
