@@ -119,8 +119,19 @@ def test_segment_times_fields(editor, qtbot):
 
 
 def test_find_replace(editor, qtbot):
+    from speechstudio.gui.segment_text import FOUND_BACKGROUND
+
+    def lit():  # (segment, start, end) of the text lit as a match
+        return [(s.cursor.blockNumber(), s.cursor.selectionStart() - s.cursor.block().position(),
+                 s.cursor.selectionEnd() - s.cursor.block().position()) for s in editor.text.extraSelections()
+                if s.format.background().color() == FOUND_BACKGROUND]
+
     fb = editor.find_bar
-    fb.find_edit.setText("E")
+    fb.find_edit.setText("E")  # every match lit and counted while typing, before Next
+    assert fb.result.text() == "4 matches" and lit() == [(0, 1, 2), (1, 1, 2), (1, 13, 14), (1, 15, 16)]
+    fb.case_check.setChecked(True)
+    assert fb.result.text() == "not found" and lit() == []
+    fb.case_check.setChecked(False)
     m = fb.find_next()
     assert (m.segment, m.start, m.end) == (0, 1, 2) and fb.result.text() == "1 of 4"
     assert editor.text.textCursor().selectedText() == "e"
@@ -243,7 +254,7 @@ def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_
     failed = [(tmp_path / f"broken-recording-{i:02d}.wav", "not a recognised audio or video file") for i in range(40)]
     page.report.show_summary(BatchSummary(done=1, failed=failed, outputs=[srt], audio_s=5.0, wall_s=83.0), 83.0)
     qtbot.wait(50)
-    assert page.report.isVisible() and page.report.label.text().startswith("1 done, 40 failed")
+    assert page.report.isVisible() and page.report.label.text().startswith("This run: 1 done, 40 failed")
     assert (area.verticalScrollBar().maximum(), area.horizontalScrollBar().maximum()) == (0, 0)
     assert page.report.label.toolTip().startswith("broken-recording-00.wav: not a recognised")
     assert view.editor.text.height() >= 3 * view.editor.text.fontMetrics().lineSpacing()  # segments readable

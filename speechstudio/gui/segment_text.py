@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 #: Background of the word being said (amber: readable with black text in light and dark themes).
 SAID_BACKGROUND = QColor(255, 202, 40)
+FOUND_BACKGROUND = QColor(255, 241, 168)  # the find bar's matches: paler than the word being said
 
 
 class _Gutter(QWidget):
@@ -33,6 +34,7 @@ class SegmentTextEdit(QPlainTextEdit):
         self.speaker_width = 0
         self.tag_width = 0          # room for a language tag before the times (a file in two languages)
         self._unsure: list = []
+        self._found: list = []
         self._said: tuple[int, int, int] | None = None
         self.gutter = _Gutter(self)
         self.setUndoRedoEnabled(False)  # the document's history is the one undo stack
@@ -161,10 +163,18 @@ class SegmentTextEdit(QPlainTextEdit):
         self._unsure = [self._selection(word, wavy) for word in unsure]
         self.set_said(self._said)
 
+    def set_found(self, found: list[tuple[int, int, int]]) -> None:
+        """A light background on the find bar's matches ``(seg, a, b)`` (kept until the next call)."""
+        mark = QTextCharFormat()
+        mark.setBackground(FOUND_BACKGROUND)
+        mark.setForeground(QColor(0, 0, 0))
+        self._found = [self._selection(span, mark) for span in found]
+        self.set_said(self._said)
+
     def set_said(self, said: tuple[int, int, int] | None) -> None:
         """The highlight colour on the word being said ``(seg, a, b)`` (``None``: no word)."""
         self._said = said
-        sels = list(self._unsure)
+        sels = self._unsure + self._found
         if said is not None:
             lit = QTextCharFormat()
             lit.setBackground(SAID_BACKGROUND)  # not the selection colour: both can show at once

@@ -25,7 +25,11 @@ class FindBar(QWidget):
         self.setLayout(bare(hrow((self.find_edit, 2), (self.replace_edit, 2), self.case_check, self.word_check,
                                  *self.buttons, (self.result, 1), stretch=False)))
         self.find_edit.returnPressed.connect(self.find_next)
-        self.find_edit.textChanged.connect(lambda _t: self.result.setText(""))
+        # every match lit and counted as the query is typed (and after each edit or option change)
+        self.find_edit.textChanged.connect(self.show_matches)
+        for check in (self.case_check, self.word_check):
+            check.toggled.connect(self.show_matches)
+        editor.changed.connect(self.show_matches)
 
     def set_enabled(self, on: bool) -> None:
         for w in (self.find_edit, self.replace_edit, *self.buttons):
@@ -37,6 +41,19 @@ class FindBar(QWidget):
             self.find_edit.setText(sel)
         self.find_edit.setFocus()
         self.find_edit.selectAll()
+
+    def show_matches(self, *_args) -> None:
+        """Light every match of the query in the text and say how many ("3 matches", "not found")."""
+        query = self.find_edit.text()
+        try:
+            matches = self._all() if query and self.editor.document is not None else []
+        except SpeechStudioError as e:
+            matches = []
+            self.result.setText(str(e))
+        else:
+            self.result.setText("" if not query else f"{len(matches)} match{'es' if len(matches) != 1 else ''}"
+                                if matches else "not found")
+        self.editor.text.set_found([(m.segment, m.start, m.end) for m in matches])
 
     def _options(self) -> dict:
         return {"case_sensitive": self.case_check.isChecked(), "whole_word": self.word_check.isChecked()}
