@@ -18,7 +18,7 @@ from speechstudio.audio.mel import StreamingLogMel
 from speechstudio.finetune.manifest import FLAGS, MANIFEST_NAME, Manifest
 from speechstudio.finetune.recording import CONSENT_AUDIO, recorded_takes, save_take, take_id
 from speechstudio.finetune.report import MIN_USABLE_MINUTES, report
-from speechstudio.gui.common import (ERROR_COLOR, WARNING_COLOR, bare, button, hrow, line_edit, named, note_label,
+from speechstudio.gui.common import (ERROR_COLOR, WARNING_COLOR, bare, button, flow, hrow, line_edit, named, note_label,
                                      path_row, picker, set_font, table, tint, vbox)
 from speechstudio.gui.devices import allow
 from speechstudio.gui.drop_paths import AUDIO_FILES
@@ -98,8 +98,9 @@ class RecordPanel(QWidget):
         self.clip_warning = named(QLabel(""), "Clipping warning")
         tint(self.clip_warning, ERROR_COLOR, bold=True)
         self.count = named(QLabel("0 takes"), "Takes recorded")
-        lay.addLayout(hrow(self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn, (self.meter, 1),
-                           self.clip_warning, self.count, stretch=False))
+        # rows that wrap in a narrow window (1024 px cut them at the right: no sideways scrolling in the wizard)
+        lay.addLayout(flow([self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn], (self.meter, 1),
+                           [self.clip_warning, self.count]))
         self.note = note_label("Recording status")
         lay.addLayout(hrow(self.position, 12, (self.note, 1), stretch=False))  # one line: the step fits 1280x743
         lay.addStretch(1)
@@ -310,7 +311,7 @@ class ClipEditor(QWidget):
         self.drop_btn = button("&Drop clip", "Drop or keep clip",
                                "Leave the selected clip out of training (press again to keep it)",
                                self.toggle_drop_selected)
-        lay.addLayout(hrow(self.play_btn, self.drop_btn, QLabel("Double-click a text (or F2) to fix it.")))
+        lay.addLayout(flow([self.play_btn, self.drop_btn], QLabel("Double-click a text (or F2) to fix it.")))
         self._update_buttons()
 
     def set_manifest(self, manifest) -> None:
@@ -413,7 +414,9 @@ class DatasetStep(QWidget):
                 ("&Long recordings", "One long recording (or a folder of them): speech recognition writes the text "
                  "and its word times cut it into sentence clips. Check the texts afterwards.", row)):
             tab = QWidget()
-            vbox(tab, QLabel(text), source_row).setAlignment(Qt.AlignmentFlag.AlignTop)
+            says = QLabel(text)
+            says.setWordWrap(True)  # unwrapped, the longest made the step 911 px wide, cut off in a 1024 px window
+            vbox(tab, says, source_row).setAlignment(Qt.AlignmentFlag.AlignTop)
             self.tabs.addTab(tab, title)
         lay.addWidget(self.tabs)
 
@@ -432,8 +435,7 @@ class DatasetStep(QWidget):
         keep.setRetainSizeWhenHidden(True)  # hidden, it is the line's gap
         self.progress.setSizePolicy(keep)
         self.progress.setVisible(False)
-        lay.addLayout(hrow(self.asr_check, self.split_check, (self.progress, 1), self.check_btn, self.cancel_btn,
-                           stretch=False))
+        lay.addLayout(flow([self.asr_check, self.split_check], (self.progress, 1), [self.check_btn, self.cancel_btn]))
         self.info = note_label("Dataset status")
         lay.addWidget(self.info)
         self.warning = note_label("Dataset warning")

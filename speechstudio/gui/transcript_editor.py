@@ -13,8 +13,8 @@ from speechstudio.audio.tempo import SPEEDS
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.diarize.library import save_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import (bare, buddy_label, button, combo, hrow, named, note_label, refill, speaker_colour,
-                                     vbox)
+from speechstudio.gui.common import (bare, buddy_label, button, combo, flow, hrow, named, note_label, refill,
+                                     speaker_colour, vbox)
 from speechstudio.gui.devices import allow
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.seek_bar import SeekBar
@@ -79,9 +79,10 @@ class TranscriptEditor(QWidget):
         self.export_box.setCurrentText("srt")
         self.export_btn = button("Export…", "Export the edited transcript",
                                  "Write the edited transcript as the chosen format", self._export_dialog)
-        tools = hrow(self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn, 12,
-                     self.segment_label, self.start_edit, QLabel("–"), self.end_edit, None, self.save_btn,
-                     self.export_box, self.export_btn)
+        # rows that wrap in a narrow window (1024 px: the page scrolled sideways), each group kept on one line
+        tools = flow([self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn],
+                     [self.segment_label, self.start_edit, QLabel("–"), self.end_edit],
+                     [self.save_btn, self.export_box, self.export_btn])
         # 0.5x-2x, pitch kept (speechstudio.audio.tempo); the text and the bar stay in the file's time
         self.speed_box = combo("Playback speed", [(f"{s:g}×", s) for s in SPEEDS],
                                "Listen faster or slower; voices keep their pitch and the text still follows")
@@ -107,8 +108,8 @@ class TranscriptEditor(QWidget):
                                         "as one: their segments are listened to again and the other voice's get a "
                                         "speaker of their own", self.split_speaker)
         self.count_label = named(QLabel(), "How many speakers")
-        speakers = hrow(QLabel("Speaker"), self.speaker_box, self.rename_btn, self.split_speaker_btn, self.remember_btn,
-                        self.count_label)
+        speakers = flow([QLabel("Speaker"), self.speaker_box], [self.rename_btn, self.split_speaker_btn,
+                                                                 self.remember_btn], self.count_label)
         self.voice_saved.connect(self.status_message)
         self.split_found.connect(self._apply_split)
 

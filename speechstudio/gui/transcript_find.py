@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import bare, button, hrow, line_edit, named
+from speechstudio.gui.common import bare, button, flow, line_edit, named
 
 
 class FindBar(QWidget):
@@ -22,8 +22,8 @@ class FindBar(QWidget):
             ("Replace all", "Replace every match (one undo step)", self.replace_all))]
         self.prev_btn, self.next_btn, self.replace_btn, self.replace_all_btn = self.buttons
         self.result = named(QLabel(""), "Find result")
-        self.setLayout(bare(hrow((self.find_edit, 2), (self.replace_edit, 2), self.case_check, self.word_check,
-                                 *self.buttons, (self.result, 1), stretch=False)))
+        self.setLayout(bare(flow(([self.find_edit, self.replace_edit], 1), [self.case_check, self.word_check],
+                                 self.buttons, (self.result, 1))))  # wraps in a narrow window
         self.find_edit.returnPressed.connect(self.find_next)
         # every match lit and counted as the query is typed (and after each edit or option change)
         self.find_edit.textChanged.connect(self.show_matches)
