@@ -449,6 +449,7 @@ class DatasetStep(QWidget):
         ll = bare(QHBoxLayout(left))
         self.report_text = named(QPlainTextEdit(), "Dataset report")
         self.report_text.setReadOnly(True)
+        self.report_text.setPlaceholderText("Check dataset: its report (clips, minutes, what to fix) shows here.")
         ll.addWidget(self.report_text, 1)
         self.hist_box = QVBoxLayout()  # the histogram, once a report is shown (the report is full width before)
         ll.addLayout(self.hist_box)
