@@ -26,6 +26,9 @@ def no_voice(tmp_path, monkeypatch):
     ("bad.ssml", b"<speak>Hello <emphasis>there</speak>\n", [], "SSML line 1, column 31: mismatched tag"),
     ("bad.txt", b"<speak>Hello <emphasis>there</speak>\n", ["--ssml"], "SSML line 1, column 31: mismatched tag"),
     ("binary.txt", b"\x00\x01\xff\xfe\x80abc", [], "not UTF-8 text"),
+    ("report.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n", [],
+     "a PDF document, not text; save it as plain text (.txt), Markdown or EPUB first"),
+    ("letter.txt", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00\xdf\xa4", [], "a ZIP file (a Word .docx"),
 ])
 def test_speak_file_errors_name_the_file_exit_2(no_voice, tmp_path, capsys, name, data, flags, message):
     path = tmp_path / name
@@ -45,3 +48,14 @@ def test_speak_empty_text_and_stdin_exit_2(no_voice, tmp_path, capsys, monkeypat
     assert main(["speak", "-", "--out", str(out)]) == 2
     assert "speechstudio: error: standard input: text is empty" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_speak_out_a_folder_and_a_cover_folder_say_so(no_voice, tmp_path, capsys):
+    """Not "unsupported output format" / "cover image not found" for a folder."""
+    assert main(["speak", "Hello.", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (f"speechstudio: error: {tmp_path}: is a folder; give a file name in it "
+                                               f"(for example {tmp_path / 'speech.wav'})")
+    book = tmp_path / "book.md"
+    book.write_text("# One\n\nHello.\n", encoding="utf-8")
+    assert main(["audiobook", str(book), "--out", str(tmp_path / "ab"), "--cover", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"speechstudio: error: {tmp_path}: is a folder, not a cover image"

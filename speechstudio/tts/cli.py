@@ -218,6 +218,9 @@ def speak_command(args) -> int:
         raise UsageError("--output-raw writes binary audio to standard output: pipe it to a player "
                          "(| aplay -r 22050 -f S16_LE -t raw -) or into a file, not to the terminal")
     if args.out is not None:
+        if Path(args.out).is_dir():
+            raise UsageError(f"{args.out}: is a folder; give a file name in it (for example "
+                             f"{Path(args.out) / 'speech.wav'})")
         check_output_suffix(args.out)  # before any synthesis: an unknown suffix, then an unwritable destination
         check_destination(args.out, overwrite=getattr(args, "overwrite", False))
     source, total, where = _read_text_source(args)
@@ -410,7 +413,7 @@ def _read_cover(path: str) -> bytes:
     """The bytes of ``--cover IMAGE``; ``UsageError`` naming it when it cannot be read."""
     p = Path(path)
     if not p.is_file():
-        raise UsageError(f"{p}: cover image not found")
+        raise UsageError(f"{p}: is a folder, not a cover image" if p.is_dir() else f"{p}: cover image not found")
     try:
         return p.read_bytes()
     except OSError as exc:

@@ -48,6 +48,20 @@ def detect_encoding(head: bytes) -> str:
     return "utf-8"
 
 
+#: documents that are not text, by their first bytes (their own format specifications' magic numbers)
+_NOT_TEXT = ((b"%PDF-", "a PDF document"), (b"PK\x03\x04", "a ZIP file (a Word .docx or OpenDocument file?)"),
+             (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Word or Office document"))
+
+
+def _text_encoding(head: bytes, name: str) -> str:
+    """:func:`detect_encoding` of a text's first bytes; ``DocumentError`` for a document that is not text (a PDF,
+    a Word file: their bytes can pass for BOM-less UTF-16)."""
+    kind = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
+    if kind:
+        raise DocumentError(f"{name}: {kind}, not text; save it as plain text (.txt), Markdown or EPUB first")
+    return detect_encoding(head)
+
+
 def _error(name: str, encoding: str, exc: UnicodeDecodeError, offset: int = 0) -> DocumentError:
     where = offset + exc.start
     what = f"byte 0x{exc.object[exc.start]:02X}" if exc.start < len(exc.object) else "the last bytes"
@@ -58,7 +72,7 @@ def _error(name: str, encoding: str, exc: UnicodeDecodeError, offset: int = 0) -
 def decode_text(data: bytes, name: str = "input") -> str:
     """``data`` as text (encoding from ``detect_encoding``, BOM removed). ``name`` is used in the
     error (a file name, or ``"standard input"``). Raises ``DocumentError``."""
-    encoding = detect_encoding(data[:4096])
+    encoding = _text_encoding(data[:4096], name)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -84,7 +98,7 @@ def _check(path: Path, encoding: str) -> None:
 def _encoding_of(path: Path) -> str:
     try:
         with open(path, "rb") as fh:
-            return detect_encoding(fh.read(4096))
+            return _text_encoding(fh.read(4096), str(path))
     except IsADirectoryError:
         raise DocumentError(f"{path}: is a folder, not a text file") from None
     except FileNotFoundError:
