@@ -67,3 +67,21 @@ def test_a_voice_by_a_word_of_its_name_and_by_the_short_mms_id(home, monkeypatch
     assert voices.resolve_voice("mms:deu").name == "mms-tts-deu"
     with pytest.raises(UnknownModelError, match=r"'jo' \(matches several: myjoe, en_US-joe-medium\)"):
         voices.resolve_voice("jo", allow_download=False)
+
+
+def test_removing_a_voice_removes_its_optimised_graph(home, monkeypatch):
+    """voices remove also deletes the cached optimised graph of its .onnx (about 60 MB each were left behind)."""
+    from speechstudio.tts import voices
+
+    folder = home / "voices" / "my-voice"
+    folder.mkdir(parents=True)
+    (folder / "my-voice.onnx").write_bytes(b"onnx")
+    cache = home / "cache" / "voices"
+    cache.mkdir(parents=True, exist_ok=True)  # the package voice's may be there (conftest links it into each home)
+    for name in ("my_voice-0123456789abcdef.onnx", "other-0123456789abcdef.onnx"):
+        (cache / name).write_bytes(b"graph")
+    ref = voices.VoiceRef("my-voice", "piper", str(folder / "my-voice.onnx"), "store")
+    monkeypatch.setattr(voices, "_store_voices", lambda: [ref])
+    assert voices.remove_voice("my-voice") == ref
+    assert not folder.exists() and not (cache / "my_voice-0123456789abcdef.onnx").exists()
+    assert (cache / "other-0123456789abcdef.onnx").is_file()

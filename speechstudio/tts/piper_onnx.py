@@ -40,8 +40,19 @@ def optimized_cache_path(onnx_path: Path, ort_version: str) -> Path | None:
         return None
     key = f"{onnx_path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}|{_cpu_id()}"
     digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
-    stem = onnx_path.name.removesuffix(".onnx")
-    return data_dir() / "cache" / "voices" / f"{stem.replace('-', '_')}-{digest}.onnx"
+    return _cache_stem(onnx_path).with_name(f"{_cache_stem(onnx_path).name}-{digest}.onnx")
+
+
+def _cache_stem(onnx_path: Path) -> Path:
+    return data_dir() / "cache" / "voices" / onnx_path.name.removesuffix(".onnx").replace("-", "_")
+
+
+def drop_optimized(onnx_path: Path) -> None:
+    """Delete the cached optimised graphs (about the voice's size each) of a voice file named like ``onnx_path``:
+    a removed voice leaves none behind (one with the same file name elsewhere rebuilds its own at next use)."""
+    stem = _cache_stem(onnx_path)
+    for cached in stem.parent.glob(f"{stem.name}-*.onnx"):
+        cached.unlink(missing_ok=True)
 
 
 _ARENA_LOCK = threading.Lock()

@@ -18,6 +18,7 @@ from speechstudio.hub.download import hub_error
 from speechstudio.hub.paths import data_dir
 from speechstudio.tts import family as tts_family
 from speechstudio.tts.piper_import import load_piper_model
+from speechstudio.tts.piper_onnx import drop_optimized
 
 DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
 _ALIASES = {"espnet/fastspeech2_conformer": "espnet/fastspeech2_conformer_with_hifigan"}
@@ -232,6 +233,8 @@ def remove_voice(name: str) -> VoiceRef:
     ``ModelNotFoundError`` or ``UsageError`` (a package voice)."""
     for v in _store_voices():
         if v.name == name:
+            for onnx in (voices_dir() / name).glob("*.onnx"):
+                drop_optimized(onnx)
             shutil.rmtree(voices_dir() / name)
             return v
     bad = _damaged(name)
