@@ -85,3 +85,11 @@ def test_removing_a_voice_removes_its_optimised_graph(home, monkeypatch):
     assert voices.remove_voice("my-voice") == ref
     assert not folder.exists() and not (cache / "my_voice-0123456789abcdef.onnx").exists()
     assert (cache / "other-0123456789abcdef.onnx").is_file()
+
+
+def test_a_folder_of_several_voices_says_which_one_is_used(home, tmp_path):
+    from speechstudio.tts import voices
+
+    for name in ("b_voice", "a_voice"):
+        (tmp_path / f"{name}.onnx").write_bytes(b"onnx")
+    assert voices.resolve_voice(str(tmp_path)).reason == f"given as {tmp_path}: a_voice.onnx of its 2 voices"

@@ -257,7 +257,9 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     path = Path(spec).expanduser()
     if path.exists():
         kind = "piper" if path.suffix == ".onnx" or (path.is_dir() and not (path / "config.json").exists()) else "transformers"
-        return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}",
+        several = sorted(path.glob("*.onnx")) if kind == "piper" and path.is_dir() else []
+        used = f": {several[0].name} of its {len(several)} voices" if len(several) > 1 else ""  # as the family loads
+        return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}{used}",
                         family=_family_of_path(path))
     if spec.endswith(".onnx"):
         raise ModelNotFoundError(f"{spec}: Piper voice file not found")
