@@ -53,8 +53,7 @@ def test_speak_empty_text_and_stdin_exit_2(no_voice, tmp_path, capsys, monkeypat
 def test_speak_out_a_folder_and_a_cover_folder_say_so(no_voice, tmp_path, capsys):
     """Not "unsupported output format" / "cover image not found" for a folder."""
     assert main(["speak", "Hello.", "--out", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.strip() == (f"speechstudio: error: {tmp_path}: is a folder; give a file name in it "
-                                               f"(for example {tmp_path / 'speech.wav'})")
+    assert capsys.readouterr().err.strip() == f"speechstudio: error: {tmp_path}: is a folder, not a file"
     book = tmp_path / "book.md"
     book.write_text("# One\n\nHello.\n", encoding="utf-8")
     assert main(["audiobook", str(book), "--out", str(tmp_path / "ab"), "--cover", str(tmp_path)]) == 2

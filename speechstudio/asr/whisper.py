@@ -114,26 +114,61 @@ class WhisperRecognizer:
             language = language or found
 
     def _piece(self, audio: np.ndarray, language: str | None, offset_s: float, *, task: str = "transcribe",
-               initial_prompt: str | None = None, hotwords: str | None = None) -> tuple[str | None, Iterator[Segment]]:
-        """``(language, segments)`` of one piece (faster-whisper detects when ``language`` is None)."""
+               initial_prompt: str | None = None, hotwords: str | None = None,
+               refill: bool = True) -> tuple[str | None, Iterator[Segment]]:
+        """``(language, segments)`` of one piece (faster-whisper detects when ``language`` is None); with
+        ``refill``, speech the decoding skipped is decoded again (:meth:`_refill`)."""
         if audio.shape[0] / self.sample_rate < 0.1:   # under 100 ms: no speech (and word alignment breaks)
             return language, iter(())
         import ctranslate2     # loaded with faster_whisper
 
-        # the same words on every run: the temperature fallback samples (CTranslate2 seeds per thread)
-        ctranslate2.set_random_seed(SEED)
+        # the same words on every run: the temperature fallback samples (CTranslate2 seeds per thread); a refill
+        # decodes at temperature 0 without reseeding, so the piece it is inside samples as it would without it
+        if refill:
+            ctranslate2.set_random_seed(SEED)
         probs = default_probs(audio) if self.vad_filter or (self.word_timestamps and self.speech_times) else None
         segments, info = transcribe_speech(self.model, audio, vad=self.vad_filter, probs=probs,
                                            language=language or None, task=task, beam_size=self.beam_size,
                                            word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
-                                           hotwords=hotwords, condition_on_previous_text=True)
+                                           hotwords=hotwords, condition_on_previous_text=True,
+                                           **({} if refill else {"temperature": 0.0}))
         if info is None:
             return language, segments
         segs = (_segment(s, offset_s) for s in segments)
+        spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in speech_spans(probs, audio.shape[0])] \
+            if probs is not None else []
         if self.word_timestamps and self.speech_times:
-            spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in speech_spans(probs, audio.shape[0])]
             segs = _to_speech(segs, spans)
+        if refill and spans:
+            segs = self._refill(segs, audio, spans, offset_s, info.language, task=task, hotwords=hotwords)
         return info.language, segs
+
+    #: a stretch between two words (or a piece's edge) this long holding this much VAD speech was skipped by the
+    #: window decoding (Whisper's timestamps jump over it: 11 s of a far-field AMI meeting, bench/diarization_data);
+    #: what its second decoding finds is kept under this no-speech probability (Whisper's own cut is 0.6: a
+    #: stretch skipped once needs more evidence; "Thank you." at 0.66 was a hallucination there)
+    REFILL_GAP_S, REFILL_SPEECH_S, REFILL_NO_SPEECH = 2.0, 1.5, 0.5
+
+    def _refill(self, segs: Iterable[Segment], audio: np.ndarray, spans: list[tuple[float, float]], offset_s: float,
+                language: str | None, **opts) -> Iterator[Segment]:
+        """``segs`` in order, with each skipped stretch of speech (:attr:`REFILL_GAP_S`, :attr:`REFILL_SPEECH_S`)
+        decoded again on its own and its segments put in their place (faster-whisper decoding the same stretch
+        alone, as WhisperX decodes each VAD segment alone, transcribes it)."""
+        def stretch(a: float, b: float) -> Iterator[Segment]:
+            speech = sum(max(0.0, min(b, e) - max(a, s)) for s, e in spans)
+            if b - a < self.REFILL_GAP_S or speech < self.REFILL_SPEECH_S:
+                return
+            lo, hi = int(round((a - offset_s) * 16000)), int(round((b - offset_s) * 16000))
+            _found, again = self._piece(audio[lo:hi], language, a, refill=False, **opts)
+            yield from (s for s in again if a <= s.start_s and s.end_s <= b + 0.01
+                        and (s.no_speech_prob or 0.0) < self.REFILL_NO_SPEECH)
+
+        last = offset_s
+        for seg in segs:
+            yield from stretch(last, seg.words[0].start_s if seg.words else seg.start_s)
+            yield seg
+            last = max(last, seg.end_s)
+        yield from stretch(last, offset_s + audio.shape[0] / 16000)
 
     # ------------------------------------------------------------------ one piece (fine-tuning's checks)
     def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,

@@ -218,9 +218,8 @@ def speak_command(args) -> int:
         raise UsageError("--output-raw writes binary audio to standard output: pipe it to a player "
                          "(| aplay -r 22050 -f S16_LE -t raw -) or into a file, not to the terminal")
     if args.out is not None:
-        if Path(args.out).is_dir():
-            raise UsageError(f"{args.out}: is a folder; give a file name in it (for example "
-                             f"{Path(args.out) / 'speech.wav'})")
+        if Path(args.out).is_dir():  # as check_destination says it, before the suffix is looked at
+            raise UsageError(f"{args.out}: is a folder, not a file")
         check_output_suffix(args.out)  # before any synthesis: an unknown suffix, then an unwritable destination
         check_destination(args.out, overwrite=getattr(args, "overwrite", False))
     source, total, where = _read_text_source(args)
