@@ -461,7 +461,12 @@ def test_a_known_voice_is_named_and_an_unknown_one_is_not(interview, whisper_dir
     assert capsys.readouterr().out.splitlines()[-1].startswith("Matthes")
     monkeypatch.chdir(tmp_path)     # a path given relative to the working folder is kept absolute
     assert cli.main(["speakers", "add", "Matthes 2", other.name]) == 0 and cli.main(["speakers", "list"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].endswith(f"  {other}")
+    said = capsys.readouterr()
+    assert said.out.splitlines()[-1].endswith(f"  {other}")
+    # the same voice under two names: the margin over the runner-up would name neither in a transcript
+    assert "warning: this voice sounds like 'Matthes' (similarity 1.00); if they are one person, remove one" in said.err
+    assert cli.main(["speakers", "add", "Matthes", other.name]) == 2
+    assert capsys.readouterr().err.strip().endswith("remove it first, or add --overwrite to replace it")
     assert cli.main(["speakers", "remove", "Matthes 2"]) == 0
     out = tmp_path / "out"
     assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--speakers", "auto", "--format", "json",
@@ -470,7 +475,11 @@ def test_a_known_voice_is_named_and_an_unknown_one_is_not(interview, whisper_dir
     assert [(s["name"], s["known"]) for s in speakers] == [("Matthes", True), ("Speaker 1", False)]
     assert speakers[0]["similarity"] >= 0.65 and speakers[0]["sureness"] in ("sure", "likely")
     assert "interview.wav: 2 speakers: Matthes (" in capsys.readouterr().err
+    from speechstudio.diarize.library import load_library
+
+    saved_on = load_library().get("Matthes").created
     assert cli.main(["speakers", "rename", "Matthes", "Matthes R."]) == 0
+    assert load_library().get("Matthes R.").created == saved_on  # renamed, not saved anew
     assert cli.main(["speakers", "remove", "Matthes R."]) == 0
     assert cli.main(["speakers", "remove", "Matthes R."]) == 1
 
@@ -629,6 +638,13 @@ def test_bad_speaker_options_are_refused_before_work(interview, capsys):
     assert cli.main(["transcribe", str(interview[0]), "--diarizer", "voiceprint"]) == 2
     assert "--diarizer needs --speakers" in capsys.readouterr().err
     assert cli.main(["speakers", "add", "a/b", str(interview[0])]) == 2
+    from speechstudio.diarize.library import check_name
+    from speechstudio.errors import UsageError
+
+    for reserved in ("CON", "nul", "com1.json", "LPT9"):  # files Windows cannot make
+        with pytest.raises(UsageError, match="a name Windows keeps for devices"):
+            check_name(reserved)
+    assert check_name("Conrad") == "Conrad"
 
 
 # ----------------------------------------------------------------------------- registry

@@ -108,8 +108,17 @@ def speakers_command(args) -> int:
         json_in = str(args.audio).lower().endswith(".json")
         emb, seconds, source = (_voice_from_transcript(args.audio, args.speaker) if json_in
                                 else voice_from_file(args.audio, args.start, args.end))
-        v = library.save_voice(args.name, emb, seconds=seconds, source=source, overwrite=args.overwrite)
-        print(f"saved the voice of {v.name} ({seconds:.1f} s of audio) to {v.path}")
+        try:
+            v = library.save_voice(args.name, emb, seconds=seconds, source=source, overwrite=args.overwrite)
+        except UsageError as e:
+            raise UsageError(f"{e}, or add --overwrite to replace it" if "exists" in str(e) else str(e)) from None
+        print(f"saved the voice of {v.name} ({v.seconds:.1f} s of audio) to {v.path}")
+        twins = [(float(o.embedding @ v.embedding), o.name) for o in library.load_library().voices if o.name != v.name]
+        close, twin = max(twins, default=(0.0, ""))
+        if close >= 0.80:  # library.match needs a margin over the runner-up: two prints of one person name neither
+            print(f"warning: this voice sounds like {twin!r} (similarity {close:.2f}); if they are one person, "
+                  f"remove one (speechstudio speakers remove NAME): with both saved, transcripts name neither",
+                  file=sys.stderr)
         if seconds < 5:
             print("note: under 5 s of audio: the voice print may not be reliable; 10 s or more is best",
                   file=sys.stderr)

@@ -21,6 +21,7 @@ from speechstudio.hub.paths import data_dir
 KNOWN_SIMILARITY = 0.65  #: cosine to a saved print (bench/bench_diarization.py)
 MARGIN = 0.03
 _NAME = re.compile(r"^[^/\\:*?\"<>|\x00-\x1f]{1,64}$")
+_RESERVED = re.compile(r"(?i)^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(?:\..*)?$")  # Microsoft's "Naming Files" rules
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def check_name(name: str) -> str:
     n = (name or "").strip()
     if not n or not _NAME.match(n) or n in (".", ".."):
         raise UsageError(f"speaker name {name!r}: use 1-64 characters without / \\ : * ? \" < > |")
+    if _RESERVED.match(n):  # a file Windows cannot make: the library folder may be shared with a Windows machine
+        raise UsageError(f"speaker name {name!r} is a name Windows keeps for devices; choose another")
     return n
 
 
@@ -83,7 +86,8 @@ def load_library(folder: Path | None = None) -> Library:
     return Library(tuple(voices), tuple(problems))
 
 
-def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str, overwrite: bool = False) -> KnownVoice:
+def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str, overwrite: bool = False,
+               created: str | None = None) -> KnownVoice:
     """Save ``embedding`` (192,) as voice ``name``. Raises ``UsageError`` when the name is taken
     (and ``overwrite`` is false) or not a valid name, ``OutputWriteError`` (naming the file and the
     reason) when the library folder cannot be written."""
@@ -94,7 +98,7 @@ def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str,
                          "or remove it first")
     emb = np.asarray(embedding, np.float32).reshape(-1)
     emb = emb / max(float(np.linalg.norm(emb)), 1e-9)
-    created = time.strftime("%Y-%m-%dT%H:%M:%S")
+    created = created or time.strftime("%Y-%m-%dT%H:%M:%S")  # a rename keeps the date the voice was saved
     path = existing.path if existing is not None else library_dir() / f"{name}.json"
     record = {"name": name, "seconds": round(float(seconds), 2), "source": source, "created": created,
               "embedding": [round(float(v), 6) for v in emb]}
@@ -115,7 +119,8 @@ def rename_voice(old: str, new: str) -> KnownVoice:
     other = lib.get(new)
     if other is not None and other.path != v.path:
         raise UsageError(f"a known voice named {other.name!r} exists already")
-    saved = save_voice(new, v.embedding, seconds=v.seconds, source=v.source, overwrite=other is not None)
+    saved = save_voice(new, v.embedding, seconds=v.seconds, source=v.source, overwrite=other is not None,
+                       created=v.created)
     if saved.path != v.path:
         v.path.unlink(missing_ok=True)
     return saved
