@@ -470,7 +470,8 @@ def test_download_offline_env_never_touches_network(isolated, monkeypatch):
     assert str(e.value) == (
         "cannot download facebook/wav2vec2-large-960h-lv60-self: HF_HUB_OFFLINE=1 is set and it is not in the "
         "Hugging Face cache; to use it without network, copy the model folder from a machine that has it (for "
-        "example its Hugging Face cache snapshot) and run `speechstudio models import DIR` (a voice: `--voice DIR`)"
+        "example its Hugging Face cache snapshot) and give that folder: `speechstudio models import DIR` for a speech "
+        "recogniser, `--voice DIR` for a voice"
     )
     with pytest.raises(OfflineError, match="HF_HUB_OFFLINE=1"):
         resolve_model("base.en")

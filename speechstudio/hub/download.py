@@ -30,7 +30,8 @@ SKIPPED_PATTERNS = ("*.h5", "*.msgpack", "*.ot", "*.onnx", "*.onnx_data", "*.tfl
 
 IMPORT_HINT = (
     "to use it without network, copy the model folder from a machine that has it (for example its "
-    "Hugging Face cache snapshot) and run `speechstudio models import DIR` (a voice: `--voice DIR`)"
+    "Hugging Face cache snapshot) and give that folder: `speechstudio models import DIR` for a speech recogniser, "
+    "`--voice DIR` for a voice"
 )
 
 
