@@ -35,7 +35,8 @@ def _fw(size: str, size_mb: int) -> CatalogEntry:
 
 CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("facebook/wav2vec2-base-960h", "wav2vec2", 380, ("en",),
-                 "Wav2Vec2 base fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default model",
+                 "Wav2Vec2 base fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default for English "
+                 "once downloaded (until then whisper-tiny.en)",
                  aliases=("wav2vec2-base-960h",)),
     CatalogEntry("facebook/wav2vec2-large-960h-lv60-self", "wav2vec2", 1260, ("en",),
                  "Wav2Vec2 large, LibriLight 60k h + self-training, LibriSpeech 960 h (CTC, 16 kHz)",
