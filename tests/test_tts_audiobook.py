@@ -776,3 +776,5 @@ def test_left_out_text_is_said_another_books_folder_refused_and_lost_chapters_re
         ".audiobook.json", "01 - Chapter 1.flac", "02 - Chapter 2.flac", "The Test Book.m4b", "chapters.json",
         "playlist.m3u8"]
     assert sorted(json.loads((out / ".audiobook.json").read_text(encoding="utf-8"))["chapters"]) == ["0", "1"]
+    make_audiobook(tiny_voice, book, out, "ogg", workers=1)  # another format: the FLAC chapters are kept too
+    assert {"01 - Chapter 1.flac", "01 - Chapter 1.ogg", "02 - Chapter 2.flac"} <= {p.name for p in out.iterdir()}

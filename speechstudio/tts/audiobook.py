@@ -200,7 +200,8 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     # removed since), not only the text as written; the voice applies the same lexicon (tts.lexicon)
     lexicon = user_lexicon(getattr(voice, "language", None) or "en")
     chars_before, skipped, files, durations = 0, 0, [], []
-    earlier = {r.get("file") for r in done.values() if isinstance(r, dict)} - {None}  # chapter files written before
+    # chapter files written before in this format (another format's files stay: the user may want both)
+    earlier = {r.get("file") for r in done.values() if isinstance(r, dict) and str(r.get("file")).endswith(f".{fmt}")}
     if m4b is not None and isinstance(state.get("book_file"), dict):
         earlier |= {state["book_file"].get("file")} - {None}
     for ch in chapters:
