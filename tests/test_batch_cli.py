@@ -31,6 +31,7 @@ def mixed(tmp_path, realspeech):
     data = (realspeech / "vosk_test.wav").read_bytes()
     (src / "truncated.wav").write_bytes(data[: len(data) // 2])
     (src / "notes.txt").write_text("my notes")
+    (src / "meeting.rttm").write_text("SPEAKER meeting 1 0.00 2.50 <NA> <NA> spk1 <NA> <NA>\n")  # a speaker timeline
     (src / "cover.jpg").write_bytes(b"\xff\xd8\xff")
     (src / ".hidden.wav").write_bytes(b"junk")
     return src, sorted(good)

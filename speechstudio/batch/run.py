@@ -40,8 +40,9 @@ NOT_MEDIA = frozenset(
     ".ass .ssa .sub .lrc .sbv .ttml .cue .m3u .m3u8 .pls .nfo .sfv .md5 .torrent .url .lnk .db .sqlite "
     ".py .sh .log .zip .tar .gz .7z .rar .jpg .jpeg .png .gif .bmp .svg .webp .tif .tiff .heic .ico "
     ".exe .dll .so .part .tmp .crdownload .onnx .bin .safetensors .pt".split())
-# Transcript formats (ours or the user's) found in scanned folders are passed over silently.
-TRANSCRIPTS = frozenset({".txt", ".srt", ".vtt", ".json", ".ass"})
+# Transcript formats (ours, the user's, or a speech corpus's: RTTM/STM/CTM timelines, Praat TextGrid, ELAN
+# .eaf, Transcriber .trs) found in scanned folders are passed over silently.
+TRANSCRIPTS = frozenset(".txt .srt .vtt .json .ass .rttm .stm .ctm .textgrid .eaf .trs .lab".split())
 
 
 @dataclass(frozen=True)
