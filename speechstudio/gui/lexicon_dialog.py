@@ -62,9 +62,8 @@ class LexiconDialog(QDialog):
             return
         from speechstudio.tts.lexicon import not_ipa
 
-        if bad := not_ipa(pron):
-            self.error.setText(f"{pron} is not IPA ({bad}): write /IPA/ as espeak-ng does (/ŋwˈɪn/), or a respelling "
-                               "without slashes")
+        if why := not_ipa(pron):
+            self.error.setText(why)
             return
         self._append(word, pron)
         self.word.clear()

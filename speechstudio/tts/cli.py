@@ -434,9 +434,8 @@ def lexicon_command(args) -> int:
         if not lex.entries:
             print(f"(no entries; {path})", file=sys.stderr)
     elif cmd == "add":
-        if bad := not_ipa(args.pronunciation):  # refused now, not at every later text that has the word
-            raise UsageError(f"{args.pronunciation!r} is not IPA ({bad!r}): write /IPA/ as espeak-ng does "
-                             "(/ŋwˈɪn/), or a respelling without slashes")
+        if why := not_ipa(args.pronunciation):  # refused now, not at every later text that has the word
+            raise UsageError(why)
         lex.add(args.word, args.pronunciation)
         save_lexicon(lex, path)
         print(f"{args.word} -> {args.pronunciation} ({path})")

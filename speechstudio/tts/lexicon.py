@@ -35,14 +35,17 @@ def unsayable(ipa: str, symbols: Collection[str]) -> str:
 
 
 def not_ipa(pronunciation: str) -> str:
-    """The characters of a ``/IPA/`` pronunciation that no IPA has (a snowman, an emoji), each once; ""
-    for a respelling or IPA made of letters, marks, modifiers (stress, length, tone letters) and digits."""
+    """Why a ``/IPA/`` pronunciation is refused: the sentence naming its characters that no IPA has (a
+    snowman, an emoji); "" for a respelling or IPA made of letters, marks, modifiers (stress, length, tone
+    letters) and digits. The CLI's ``lexicon add`` and the Pronunciations dialog show it as it is."""
     pron = pronunciation.strip()
     if not (len(pron) > 2 and pron[0] == pron[-1] == "/"):
         return ""
-    return "".join(dict.fromkeys(ch for ch in clean_ipa(pron) if not ch.isspace() and not ch.isdigit()
-                                 and unicodedata.category(ch)[0] not in "LM" and unicodedata.category(ch) != "Sk"
-                                 and ch not in "'-‿|‖↓↑"))
+    bad = "".join(dict.fromkeys(ch for ch in clean_ipa(pron) if not ch.isspace() and not ch.isdigit()
+                                and unicodedata.category(ch)[0] not in "LM" and unicodedata.category(ch) != "Sk"
+                                and ch not in "'-‿|‖↓↑"))
+    return bad and (f"{pron} is not IPA ({bad}): write /IPA/ as espeak-ng does (/ŋwˈɪn/), or a respelling "
+                    "without slashes")
 
 
 def voice_phonemes(voice) -> Collection[str]:
