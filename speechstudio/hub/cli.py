@@ -6,8 +6,10 @@ import argparse
 from collections.abc import Sequence
 
 from speechstudio.disk import format_size
+from speechstudio.hub.catalog import looks_like_hf_id
 from speechstudio.hub.download import download_model
 from speechstudio.hub.inventory import list_models, remove_model
+from speechstudio.hub.packages import find_package_model, package_model_dir
 from speechstudio.hub.paths import models_dir
 from speechstudio.hub.store import import_model
 from speechstudio.hub.types import ModelEntry
@@ -52,8 +54,19 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_download(args: argparse.Namespace) -> int:
-    """Download a Hugging Face model (or catalog alias) into the cache. Returns 0."""
-    model = download_model(args.model_id, progress=not args.no_progress)
+    """Download a Hugging Face model (or catalog alias) into the cache. A model that Python packages provide
+    (``whisper-tiny.en``, ``tiny.en``...) is not downloaded when they are installed (a split one is joined);
+    when they are not, its Hugging Face source is. Returns 0."""
+    spec = args.model_id.strip()
+    package = find_package_model(spec)
+    if package is not None:
+        path = package_model_dir(package)
+        if path is not None:
+            print(f"{package.name} is installed ({package.source}): nothing to download; use --model {package.name} "
+                  f"({path})")
+            return 0
+        spec = next(a for a in package.aliases if looks_like_hf_id(a))
+    model = download_model(spec, progress=not args.no_progress)
     if model.source == "downloaded":
         print(f"downloaded {model.model_id} ({model.engine}) to {model.path}")
     else:
