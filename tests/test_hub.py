@@ -219,6 +219,8 @@ def test_import_package_whisper_dir(isolated):
     model = import_model(_package_dir(), name="tiny-en-copy")
     assert model.engine == "whisper" and model.source == "imported"
     assert (model.path / "model.bin").stat().st_size == (_package_dir() / "model.bin").stat().st_size
+    entry = next(e for e in list_models(include_catalog=False) if e.name == "tiny-en-copy")
+    assert entry.languages == ("en",)                      # tiny.en's 51,864-token vocabulary: English only
 
 
 def test_import_rejects_bad_names_duplicates_and_non_models(tiny_w2v, tmp_path):

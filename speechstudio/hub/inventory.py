@@ -1,6 +1,9 @@
 """What is installed (``list_models``) and removing it (``remove_model``)."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from speechstudio.disk import dir_size_bytes, format_size
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.hub.cache import cached_models, delete_cached
@@ -15,6 +18,18 @@ from speechstudio.hub.types import ModelEntry
 _MB = 1_000_000
 
 
+def _whisper_languages(path: Path) -> tuple[str, ...]:
+    """``("en",)`` or ``("multi",)`` for a CTranslate2 Whisper folder, by its vocabulary's size (multilingual at
+    51,865 tokens or more: openai/whisper ``Whisper.is_multilingual``); ``()`` when it has no vocabulary file."""
+    for name in ("vocabulary.txt", "vocabulary.json"):
+        f = path / name
+        if f.is_file():
+            text = f.read_text(encoding="utf-8", errors="replace")
+            size = len(json.loads(text)) if name.endswith(".json") else len(text.splitlines())
+            return ("multi",) if size >= 51865 else ("en",)
+    return ()
+
+
 def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
     """``ModelEntry`` list without network: imported, package, runnable HF-cache models, then (``include_catalog``)
     the catalog's others; an imported folder that no longer validates has ``engine="?"``."""
@@ -27,7 +42,8 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
         except ModelNotFoundError as exc:
             entries.append(ModelEntry(name, "?", False, "imported", path, None, (), f"not usable: {exc}"))
             continue
-        entries.append(ModelEntry(name, engine, True, "imported", path, dir_size_bytes(path) / _MB, (), ""))
+        entries.append(ModelEntry(name, engine, True, "imported", path, dir_size_bytes(path) / _MB,
+                                  _whisper_languages(path) if engine == "whisper" else (), ""))
 
     for model, path in installed_package_models():
         entries.append(ModelEntry(model.name, model.engine, True, model.source, path, _package_size(model, path) / _MB,
