@@ -24,7 +24,26 @@ _PLUGINS = {"speechstudio.batch.cli": ("transcribe",), "speechstudio.hub.cli": (
             "speechstudio.doctor.cli": ("doctor",), "speechstudio.diarize.cli": ("speakers",)}
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, but a description or epilog keeps its line breaks (each line wrapped on its own), so
+    the examples stay one per line; a line that starts with two spaces stays indented."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        lines = []
+        for line in text.splitlines():
+            pad = indent + "  " if line.startswith("  ") else indent
+            lines.append(textwrap.fill(" ".join(line.split()), width, initial_indent=pad,
+                                       subsequent_indent=pad + "    " if pad != indent else pad))
+        return "\n".join(lines)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # usage errors: exit 2 with one line, like argparse
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")

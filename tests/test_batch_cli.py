@@ -357,3 +357,30 @@ def test_two_channels_never_share_a_known_voices_name():
     assert [(i.name, i.known, i.similarity) for i in info.speakers] == [("Matthes", True, 0.97), ("Right", False, None)]
     segments, info, _ = merge([channel(0, 0.5, 0.80), channel(1, 2.5, 0.93)], 2)
     assert [s.speaker for s in segments] == ["Left", "Matthes"]
+
+
+def _parsers(parser):
+    """Every parser under ``parser`` (itself included), depth first."""
+    yield parser
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for sub in dict.fromkeys(action.choices.values()):
+            yield from _parsers(sub)
+
+
+def test_help_examples_are_one_per_line_and_parse(capsys, monkeypatch):
+    """`--help` ends with examples, one per line (argparse would run them into one paragraph), and every
+    example parses with the command it documents."""
+    import shlex
+
+    monkeypatch.setenv("COLUMNS", "100")
+    parser = cli.build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["transcribe", "--help"])
+    assert ("\nexamples:\n  speechstudio transcribe interview.mp3 (interview.txt, .srt, .vtt, .json beside it)\n"
+            "  speechstudio transcribe meeting.m4a --speakers auto --format txt,srt\n") in capsys.readouterr().out
+    examples = [line.split("(")[0] for p in _parsers(parser) for line in (p.epilog or "").splitlines()
+                if line.startswith("  speechstudio ")]
+    assert len(examples) >= 16
+    for line in examples:
+        args = parser.parse_args(shlex.split(line)[1:])
+        assert args.command in line, line

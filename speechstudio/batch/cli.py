@@ -32,7 +32,12 @@ def register(subparsers) -> None:
     """Add the ``transcribe`` subcommand to ``subparsers`` (an argparse subparsers action)."""
 
     t = subparsers.add_parser("transcribe", help="transcribe audio/video files or folders",
-                       description="Transcribe files and folders (recursively) to txt/srt/vtt/json.")
+                       description="Transcribe files and folders (recursively) to txt/srt/vtt/json.",
+                       epilog="examples:\n"
+                              "  speechstudio transcribe interview.mp3   (interview.txt, .srt, .vtt, .json beside it)\n"
+                              "  speechstudio transcribe meeting.m4a --speakers auto --format txt,srt\n"
+                              "  speechstudio transcribe recordings/ --output-dir transcripts/ --language de\n"
+                              "  speechstudio transcribe film.mkv --audio-track eng --format srt --max-line-width 37")
     t.add_argument("paths", nargs="+", metavar="PATH", help="audio/video files or folders")
     t.add_argument("--model", help="model name, Hugging Face id or folder (default: see `models list`)")
     t.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")

@@ -15,7 +15,12 @@ from speechstudio.transcript import TranscriptDocument
 def register(subparsers) -> None:
     sp = subparsers.add_parser("speakers", help="known voices: save a speaker's voice print, list, rename, remove",
                                description="Known voices are named automatically in later transcripts "
-                                           "(transcribe --speakers auto).")
+                                           "(transcribe --speakers auto).",
+                               epilog="examples:\n"
+                                      "  speechstudio speakers add Ana ana_alone.wav\n"
+                                      "  speechstudio speakers add Ben meeting.json --speaker 'Speaker 2'"
+                                      "   (from a transcript)\n"
+                                      "  speechstudio speakers list")
     sub = sp.add_subparsers(dest="speakers_command", metavar="ACTION")
     sub.add_parser("list", help="list the saved voices")
     add = sub.add_parser("add", help="save the voice in an audio file (or a stretch of it, or a transcript's "

@@ -19,7 +19,12 @@ def register(subparsers) -> None:
         "dictate", help="live transcription from the microphone (or a file played live)",
         description="Print the transcript as it is spoken. Wav2Vec2 CTC models stream in fixed-shape windows "
                     "(lowest latency; CUDA Graph replay on GPU); Whisper models re-decode a growing buffer and "
-                    "commit the words two consecutive decodes agree on (LocalAgreement-2, Machacek et al. 2023).")
+                    "commit the words two consecutive decodes agree on (LocalAgreement-2, Machacek et al. 2023).",
+        epilog="examples:\n"
+               "  speechstudio dictate   (the default microphone; Ctrl+C ends)\n"
+               "  speechstudio dictate --list-devices\n"
+               "  speechstudio dictate --file talk.wav   (a recording played as if live)\n"
+               "  speechstudio dictate --output type   (types the words into the window that has the focus)")
     d.add_argument("--model", help="Wav2Vec2 CTC or Whisper model: name, Hugging Face id or folder "
                                    "(default: an installed CTC model, else Whisper)")
     d.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")

@@ -33,7 +33,10 @@ def register(subparsers) -> None:
     vp = fsub.add_parser(
         "voice", help="clone a voice: fine-tune a VITS / Piper voice on your recordings",
         description="Build and check a dataset, fine-tune the base voice on it, save the result as a voice.",
-        epilog="Several GPUs: accelerate launch --multi_gpu --num_processes N -m speechstudio finetune voice ... "
+        epilog="examples:\n"
+               "  speechstudio finetune voice --base en_US-joe-medium --data my_recordings/ --out my-voice\n"
+               "  speechstudio finetune voice --base en_US-joe-medium --out my-voice --resume   (after a stop)\n"
+               "Several GPUs: accelerate launch --multi_gpu --num_processes N -m speechstudio finetune voice ... "
                "--multi-gpu",
     )
     vp.add_argument("--base", required=True, metavar="VOICE",

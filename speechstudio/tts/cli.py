@@ -24,6 +24,10 @@ def register(subparsers) -> None:
     sp = subparsers.add_parser(
         "speak", help="synthesize speech from text (VITS / Piper voices)",
         description="Synthesize TEXT (or a text file) sentence by sentence and write or play it.",
+        epilog="examples:\n"
+               "  speechstudio speak \"Hello, and welcome.\" --out hello.wav\n"
+               "  speechstudio speak --file notes.txt --voice joe --out notes.mp3\n"
+               "  speechstudio speak \"Read this aloud.\" --play --length-scale 1.2   (slower)",
     )
     src = sp.add_mutually_exclusive_group()
     src.add_argument("text", nargs="?", help="text to speak; - reads it from standard input")
@@ -64,7 +68,10 @@ def register(subparsers) -> None:
         "audiobook", help="turn a long document (txt, Markdown, EPUB) into a chaptered audiobook",
         description="Synthesize BOOK chapter by chapter into FOLDER: one audio file per chapter, one TITLE.m4b "
                     "with chapter marks and the cover (what audiobook players open), a playlist and chapters.json. "
-                    "Run it again after an interruption: finished chapters are kept.")
+                    "Run it again after an interruption: finished chapters are kept.",
+        epilog="examples:\n"
+               "  speechstudio audiobook novel.epub --list-chapters\n"
+               "  speechstudio audiobook novel.epub --out novel/ --voice joe --cover cover.jpg")
     ap.add_argument("book", metavar="BOOK.epub|.md|.txt")
     ap.add_argument("--out", metavar="FOLDER", help="folder for the chapter files (created; required unless "
                                                    "--list-chapters)")
