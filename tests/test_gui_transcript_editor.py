@@ -315,6 +315,24 @@ def test_an_edit_left_for_another_file_goes_into_its_own_outputs_only(win, qtbot
     assert rows["one"].segments[0].text == "Hello brave world" and rows["two"].segments == list(SEGMENTS)
 
 
+def test_an_edit_typed_just_before_the_window_closes_is_saved(win, qtbot, tmp_path):
+    """Closing the window within the autosave's second after the last edit: the edit is in the outputs."""
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+
+    srt = write_transcript(tmp_path / "talk.srt", SEGMENTS, INFO, "srt")
+    row = QueueRow(InputItem(write_tone(tmp_path / "talk.wav", 5.0)), status="done", outputs=(srt,),
+                   segments=list(SEGMENTS), info=INFO)
+    view = win.transcribe.transcript
+    view.show_row(row)
+    view.edit_btn.click()
+    view.editor.document.replace_lines(0, 1, ["Hello brave world"], "edit segment 1")
+    view.editor.run(lambda: None)
+    win.close()                                          # at once: the autosave timer has not fired
+    assert (tmp_path / "talk.srt").read_text(encoding="utf-8").startswith("1\n00:00:00,100 --> 00:00:01,800\nHello "
+                                                                          "brave world\n")
+
+
 def test_seek_bar_jumps_and_follows(editor, qtbot):
     """Issue 30: the transcript view's player has a seek bar: it spans the recording, dragging it
     seeks the player and highlights the word said there, and it follows playback."""

@@ -187,6 +187,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.channels_box.setCurrentIndex(max(0, self.channels_box.findData(str(s.value("transcribe/channels", "auto")))))
 
     def save_settings(self) -> None:
+        self.transcript.editor.flush()   # the window closing: edits of the autosave's last second go to disk now
         s = settings()
         s.setValue("transcribe/formats", ",".join(self.formats()))
         s.setValue("transcribe/model", self.model_box.currentText())
