@@ -182,6 +182,33 @@ def test_stable_text_follows_a_switch_to_the_dark_theme(page, qtbot):
         preferences.apply_theme("light")
 
 
+def test_the_dictated_text_is_there_after_a_restart(page, win, qtbot):
+    """Closing the window with dictated text not saved to a file: the next start shows it (Clear empties it)."""
+    from speechstudio.asr.streaming import StreamUpdate
+    from speechstudio.gui.main_window import MainWindow
+
+    page.show_update(StreamUpdate("final", 0, (), "buy milk", "", 3.0, 2.9, 0.0))
+    page.show_update(StreamUpdate("partial", 1, (), "and call", "An", 5.0, 4.5, 0.0))
+    win.close()
+    again = MainWindow(audio_backend=win.audio.backend, start_monitor=False)
+    qtbot.addWidget(again)
+    try:
+        assert again.dictate.view.toPlainText() == "buy milk and call" and again.dictate.text == "buy milk and call"
+        assert again.dictate.clear_btn.isEnabled() and again.dictate.save_btn.isEnabled()
+        again.dictate.show_update(StreamUpdate("final", 0, (), "tomorrow", "", 1.0, 1.0, 0.0))
+        assert again.dictate.view.toPlainText() == "buy milk and call tomorrow"
+        again.dictate.clear()
+        again.close()
+    finally:
+        again.shutdown()
+    third = MainWindow(audio_backend=win.audio.backend, start_monitor=False)
+    qtbot.addWidget(third)
+    try:
+        assert third.dictate.view.toPlainText() == ""
+    finally:
+        third.shutdown()
+
+
 def test_missing_microphone_is_a_message(page, qtbot):
     page.mic_box.addItem("USB headset (unplugged)", 7)
     page.mic_box.setCurrentIndex(page.mic_box.count() - 1)

@@ -120,6 +120,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.language_options.set_model(str(model))
         self.language_options.set_language(str(s.value("dictate/language", "") or "") or None)
         self.language_options.set_task(str(s.value("dictate/task", "transcribe")))
+        if text := str(s.value("dictate/text", "") or ""):   # the last session's dictation stays until Clear
+            self.finished_text = text
+            self._render(final_piece=text)
 
     def save_settings(self) -> None:
         s = settings()
@@ -128,6 +131,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         s.setValue("dictate/mic_name", self.mic_box.currentText())
         s.setValue("dictate/language", self.language_options.language() or "")
         s.setValue("dictate/task", self.language_options.task())
+        s.setValue("dictate/text", self.text)
         self.anywhere.save_settings()
 
     def shutdown(self) -> None:
