@@ -128,3 +128,43 @@ def test_a_long_status_message_does_not_widen_the_window(win, qtbot):
     qtbot.wait(50)
     assert win.width() == before and win.minimumSizeHint().width() < 1500
     assert win.status_label.toolTip() == text
+
+
+def test_keys_in_fields_tables_and_lists(win, qtbot, tmp_path, monkeypatch):
+    """Esc in a field leaves the field and never cancels the run (the find field: back to the transcript); Esc
+    elsewhere does; Space opens a focused list; Tab leaves the queue table and the transcript's text."""
+    from PySide6.QtCore import Qt
+
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+    from test_gui_support import INFO, SEGMENTS, write_tone
+
+    page = win.show_page("Transcribe")
+    cancelled = []
+    monkeypatch.setattr(page, "cancel", lambda: cancelled.append(True))
+    with qtbot.waitActive(win):
+        win.activateWindow()
+    view = page.transcript
+    view.show_row(QueueRow(InputItem(write_tone(tmp_path / "talk.wav", 5.0)), status="done", segments=list(SEGMENTS),
+                           info=INFO))
+    view.edit_btn.click()
+    find = view.editor.find_bar.find_edit
+    find.setFocus()
+    qtbot.keyClicks(find, "wrold")
+    qtbot.keyClick(find, Qt.Key.Key_Escape)
+    assert cancelled == [] and view.editor.text.hasFocus()
+    qtbot.keyClick(view.editor.text, Qt.Key.Key_Escape)          # typing in the transcript: Esc stops no run
+    assert cancelled == [] and view.editor.text.hasFocus()
+    qtbot.keyClick(view.editor.text, Qt.Key.Key_Tab)              # a transcript has no tabs: Tab moves on
+    assert not view.editor.text.hasFocus() and "\t" not in view.editor.text.toPlainText()
+    page.table.setFocus()
+    qtbot.keyClick(page.table, Qt.Key.Key_Tab)
+    assert not page.table.hasFocus()
+    page.table.setFocus()
+    qtbot.keyClick(page.table, Qt.Key.Key_Escape)                 # not typing: Esc cancels the page's run
+    assert cancelled == [True]
+    opened = []
+    monkeypatch.setattr(page.speakers_box, "showPopup", lambda: opened.append(True))
+    page.speakers_box.setFocus()
+    qtbot.keyClick(page.speakers_box, Qt.Key.Key_Space)
+    assert opened == [True]

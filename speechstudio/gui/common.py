@@ -96,7 +96,7 @@ def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers:
           stretch_last: bool = True, single: bool = False) -> QTableWidget:
     """A table of ``headers`` that selects whole rows (one at a time when ``single``), with its accessible name;
     read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched unless ``stretch_last``
-    is False."""
+    is False; Tab goes to the next widget unless ``editable``."""
     t = named(QTableWidget(rows, len(headers)), name)
     t.setHorizontalHeaderLabels(list(headers))
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -106,6 +106,8 @@ def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers:
         t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     t.verticalHeader().setVisible(numbers)
     t.horizontalHeader().setStretchLastSection(stretch_last)
+    t.setTabKeyNavigation(editable)   # Tab leaves a read-only table (the arrows move inside it); an editable one
+    # goes from cell to cell as a spreadsheet does
     return t
 
 

@@ -7,8 +7,9 @@ import logging
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFrame, QLabel, QListWidget,
-                               QMainWindow, QScrollArea, QSizePolicy, QStackedWidget, QStatusBar, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFrame,
+                               QLabel, QLineEdit, QListWidget, QMainWindow, QPlainTextEdit, QScrollArea, QSizePolicy,
+                               QStackedWidget, QStatusBar, QTextEdit, QWidget)
 
 from speechstudio.gui.audio_hub import AudioHub
 from speechstudio.gui.common import bare, hrow, named, note_label, set_font, settings
@@ -255,6 +256,9 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         if isinstance(focus, QAbstractButton) and focus.isEnabled():
             focus.animateClick()
             return
+        if isinstance(focus, QComboBox) and focus.isEnabled():     # Space opens a focused list, as everywhere
+            focus.showPopup()
+            return
         if self.audio.playing:
             paused = self.audio.toggle_pause()
             self._pause_note = "paused" if paused else "playing"
@@ -283,8 +287,19 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.transcribe.start()
 
     def cancel_action(self) -> None:
-        """Esc: stop playback, then the current page's work."""
+        """Esc: stop playback, then the current page's work. In a field being typed in, Esc only leaves the field
+        (the find field: back to the transcript; the transcript's text: stays): it never stops a run."""
         self.audio.stop()
+        focus = QApplication.focusWidget()
+        if isinstance(focus, (QTextEdit, QPlainTextEdit)) and not focus.isReadOnly():
+            return
+        if isinstance(focus, (QLineEdit, QAbstractSpinBox)):
+            editor = self.transcribe.transcript.editor
+            if editor.isVisible() and editor.isAncestorOf(focus):
+                editor.text.setFocus()
+            else:
+                focus.clearFocus()
+            return
         page = self.current_page()
         if page is self.transcribe:
             page.cancel()

@@ -38,6 +38,7 @@ class SegmentTextEdit(QPlainTextEdit):
         self._said: tuple[int, int, int] | None = None
         self.gutter = _Gutter(self)
         self.setUndoRedoEnabled(False)  # the document's history is the one undo stack
+        self.setTabChangesFocus(True)   # a transcript has no tab characters: Tab goes on to the next control
         self.blockCountChanged.connect(lambda _n: self.setViewportMargins(self.gutter_width(), 0, 0, 0))
         self.updateRequest.connect(self._on_update_request)
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
