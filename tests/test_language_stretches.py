@@ -79,6 +79,21 @@ def test_one_language_is_one_stretch_detected_once_per_window():
     assert calls == [(0.0, 8.0), (10.0, 18.0), (20.0, 48.0), (50.0, 58.0)]
 
 
+@pytest.mark.parametrize("guesses,expected", [
+    # accented meeting English: one region "German" at 0.83 between English ones stays English
+    ([("en", 0.9), ("de", 0.83), ("en", 0.9)], [(0.0, 30.0, "en")]),
+    # a sure quote in another language is its own stretch
+    ([("en", 0.9), ("de", 0.97), ("en", 0.9)], [(0.0, 9.0, "en"), (9.0, 19.0, "de"), (19.0, 30.0, "en")]),
+    # between two other languages a region stands at MIN_P (real Spanish: 0.91 between German and English)
+    ([("de", 1.0), ("es", 0.91), ("en", 1.0)], [(0.0, 9.0, "de"), (9.0, 19.0, "es"), (19.0, 30.0, "en")]),
+])
+def test_one_region_changes_the_language_between_two_of_another_only_when_sure(guesses, expected):
+    by_start = {float(10 * k): Guess(lang, p) for k, (lang, p) in enumerate(guesses)}
+    out = plan(clock(30.0), lambda speech: by_start[round(float(speech[0]), 1)],
+               regions=[(0.0, 8.0), (10.0, 18.0), (20.0, 28.0)])
+    assert [(s.start_s, s.end_s, s.language) for s in out] == expected
+
+
 def test_speech_too_short_to_detect_takes_its_neighbours_language():
     truth = [(0.0, 25.0, "en"), (26.0, 26.5, "en"), (43.0, 43.5, "de"), (45.0, 70.0, "de")]
     calls = []

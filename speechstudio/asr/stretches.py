@@ -83,12 +83,16 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
                 if decided[-1][2] is not None:
                     recent.append(decided[-1][2:])
         i = j
-    # an unsure guess stands only when a neighbour says the same; speech too short to detect (or
-    # unsure alone) takes the language of the nearer neighbour (across the shorter pause)
+    # a guess its neighbours (the nearest detected regions) do not share stands only when sure: at MIN_P, and at
+    # STEADY_P for an island (both neighbours in one other language: a meeting's accented English was German at
+    # 0.83 for one region); speech too short to detect (or unsure alone) takes the language of the nearer
+    # neighbour (across the shorter pause)
     langs = [d[2] for d in decided]
-    for i, d in enumerate(decided):
-        near = {decided[k][2] for k in (i - 1, i + 1) if 0 <= k < len(decided)}
-        if d[2] is not None and d[3] < MIN_P and d[2] not in near:
+    heard = [i for i, d in enumerate(decided) if d[2] is not None]
+    for n, i in enumerate(heard):
+        near = [decided[k][2] for k in heard[max(0, n - 1):n] + heard[n + 1:n + 2]]
+        island = len(near) == 2 and near[0] == near[1]
+        if decided[i][2] not in near and decided[i][3] < (STEADY_P if island else MIN_P):
             langs[i] = None
     known = list(langs)
     for i in range(len(langs)):
