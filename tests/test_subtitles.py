@@ -157,17 +157,26 @@ def test_every_subtitle_format_parses_back(fmt):
 
 
 def test_speaker_prefix_counts_toward_the_srt_line_width():
-    """'Speaker 12: ' is part of the first line a viewer reads: no SRT line over 42 cells with it;
-    VTT's <v> voice tag is not shown as text, so its lines may use the whole width."""
+    """'Speaker 12: ' is part of the first line a viewer reads: no SRT line over 42 cells with it; a cue where the
+    same person goes on carries no name. VTT's <v> voice tag is not shown as text, so its lines may use the
+    whole width."""
     import dataclasses
 
     seg = dataclasses.replace(ctc_segment(), speaker="Speaker 12")
     srt = pysubs2.SSAFile.from_string(render_subtitles([seg], "srt"))
     lines = [line for ev in srt for line in ev.plaintext.split("\n")]
     assert lines == ["Speaker 12: so the thing about recording", "interviews is that you never know",
-                     "Speaker 12: which part will matter later", "and that is why we keep every word"]
+                     "which part will matter later", "and that is why we keep every word"]
     vtt_first = layout_cues([seg], prefix=False)[0].text.split("\n")[0]
     assert vtt_first == "so the thing about recording interviews"
+
+
+def test_srt_names_the_speaker_where_the_speaker_changes():
+    segs = [Segment(a, b, text, (), speaker=who) for a, b, text, who in (
+        (0.0, 2.0, "hello there", "Ana"), (5.0, 7.0, "how are you", "Ana"), (8.0, 9.0, "fine thanks", "Ben"),
+        (10.0, 12.0, "good to hear", "Ana"))]
+    srt = pysubs2.SSAFile.from_string(render_subtitles(segs, "srt"))
+    assert [e.plaintext for e in srt] == ["Ana: hello there", "how are you", "Ben: fine thanks", "Ana: good to hear"]
 
 
 # ------------------------------------------------------------------ issue 40: cue rules for every format

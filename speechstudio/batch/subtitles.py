@@ -487,6 +487,7 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
     ``& < >``, ASS breaks lines with ``\\N``."""
     subs = pysubs2.SSAFile()
     speakers: list[str] = []
+    before = None                   # the speaker of the cue before: SRT names a speaker where the speaker changes
     for cue in layout_cues(segments, opts, duration_s, prefix=fmt == "srt"):
         text = _cue_text(cue, fmt, opts.highlight_words)
         event = pysubs2.SSAEvent(start=cue.start_ms, end=cue.end_ms, text=text)
@@ -494,12 +495,13 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
             if cue.speaker not in speakers:
                 speakers.append(cue.speaker)
             label = _speaker_label(cue.speaker, fmt)
-            if fmt == "srt":
+            if fmt == "srt" and cue.speaker != before:
                 event.text = f"{label}: {text}"
             elif fmt == "vtt":
                 event.text = f"<v {label}>{text}"
-            else:
+            elif fmt == "ass":
                 event.style = event.name = label
+        before = cue.speaker
         subs.append(event)
     if fmt == "ass":
         for k, who in enumerate(speakers):
