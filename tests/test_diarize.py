@@ -492,7 +492,7 @@ def test_five_asked_of_one_voice_gives_five_and_says_they_sound_alike(whisper_di
                      "--output-dir", str(out), "--quiet"]) == 0
     doc = json.loads((out / "solo.json").read_text())
     assert [s["name"] for s in doc["speakers"]] == [f"Speaker {i}" for i in range(1, 6)]
-    assert doc["speaker_count"] == {"found": 5, "sure": False, "could_be": 1, "text": "1 or 5 speakers: check"}
+    assert doc["speaker_count"] == {"found": 5, "sure": False, "could_be": 1, "text": "1 to 5 speakers: check"}
     assert "asked for 5 speakers; they sound like one voice: check the labels" in capsys.readouterr().err
 
 
@@ -830,7 +830,7 @@ def test_more_asked_than_a_short_clip_can_hold_says_so_and_is_unsure(whisper_dir
                      "--output-dir", str(out), "--quiet"]) == 0
     doc = json.loads((out / "speechbrain_LJ050-0131.json").read_text())
     assert [s["name"] for s in doc["speakers"]] == ["Speaker 1"]
-    assert doc["speaker_count"] == {"found": 1, "sure": False, "could_be": 5, "text": "1 or 5 speakers: check"}
+    assert doc["speaker_count"] == {"found": 1, "sure": False, "could_be": 5, "text": "1 to 5 speakers: check"}
     assert "asked for 5 speakers; 6.2 s of speech is too little to tell that many voices apart: one label" in \
         capsys.readouterr().err
 

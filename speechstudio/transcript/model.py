@@ -112,11 +112,12 @@ def as_segment(s) -> Segment:
 
 
 def speaker_count_text(found: int, could_be: int | None) -> str:
-    """``"2 speakers"``, or ``"2 or 3 speakers: check"`` when the count is unsure."""
+    """``"2 speakers"``, or ``"2 or 3 speakers: check"`` when the count is unsure (``"1 to 3 speakers: check"``
+    when it could be any of three or more)."""
     if could_be is None:
         return f"{found} speaker{'s' if found != 1 else ''}"
     lo, hi = sorted((found, could_be))
-    return f"{lo} or {hi} speakers: check"
+    return f"{lo} {'or' if hi - lo == 1 else 'to'} {hi} speakers: check"
 
 
 def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
