@@ -219,10 +219,12 @@ def test_the_tracks_thread_hands_its_error_to_the_caller_and_ends_when_abandoned
     assert not thread.is_alive()
 
 
-def test_exiting_while_the_track_works_ends_its_thread_first():
+@pytest.mark.parametrize("blocks,seconds", [(8, 30), (1, 600)])
+def test_exiting_while_the_track_works_ends_its_thread_first(blocks, seconds):
     """Ctrl+C on `transcribe --speakers` ended with "terminate called without an active exception" and
     exit 134: the track's daemon thread was inside ONNX Runtime while Python shut down. Its thread now
-    ends at exit, before the shutdown (an exit handler registered first runs last and sees it)."""
+    ends at exit, before the shutdown (an exit handler registered first runs last and sees it), also in the
+    middle of a long block (it ended only after the whole block: past the exit's 10 s wait on a busy machine)."""
     import subprocess
 
     code = ("import atexit, sys, threading, numpy as np\n"
@@ -230,7 +232,9 @@ def test_exiting_while_the_track_works_ends_its_thread_first():
             "for t in threading.enumerate())))\n"
             "from speechstudio.diarize.track import SpeakerTrack\n"
             "t = SpeakerTrack()\n"
-            "for _ in range(8): t.push(np.random.default_rng(0).standard_normal(30 * 16000).astype(np.float32) * 0.1)\n"
+            f"for _ in range({blocks}): t.push(np.random.default_rng(0).standard_normal({seconds} * 16000)"
+            ".astype(np.float32) * 0.1)\n"
+            "import time; time.sleep(1.0)\n"          # the thread inside its work on a block
             "sys.exit(3)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout.strip()) == (3, "alive False"), done.stderr[-500:]

@@ -96,13 +96,13 @@ class SpeakerTrack:
     def _feed(self, b: np.ndarray) -> None:
         self._total += b.size
         self._buf = np.concatenate([self._buf, b]) if self._buf.size else b
-        while self._buf.size >= self.win + (BATCH - 1) * self.hop:
+        while self._buf.size >= self.win + (BATCH - 1) * self.hop and not _STOP.is_set():   # at exit: one call more
             self._process(BATCH)
 
     def _chunks(self) -> Chunks:
         n = max(1, int(np.ceil(max(0, self._total - self.win) / self.hop)) + 1)
         if self._total:
-            while self._done < n:
+            while self._done < n and not _STOP.is_set():
                 self._process(min(BATCH, n - self._done))
         c = len(self._act) and sum(len(a) for a in self._act)
         empty = (0, FRAMES, LOCAL_SPEAKERS)
