@@ -642,6 +642,12 @@ def test_bad_speaker_options_are_refused_before_work(interview, capsys):
     assert cli.main(["transcribe", str(interview[0]), "--diarizer", "voiceprint"]) == 2
     assert "--diarizer needs --speakers" in capsys.readouterr().err
     assert cli.main(["speakers", "add", "a/b", str(interview[0])]) == 2
+    assert "'a/b'" in capsys.readouterr().err                       # the name is refused before the audio is read
+    # two people in the recording: one print of both would name everyone after one of them
+    assert cli.main(["speakers", "add", "Both", str(interview[0])]) == 2
+    err = capsys.readouterr().err
+    assert f"{interview[0]}: 2 speakers: Speaker 1 (" in err and "a known voice is one person's: give a stretch" in err
+    assert cli.main(["speakers", "list"]) == 0 and "Both" not in capsys.readouterr().out
     from speechstudio.diarize.library import check_name
     from speechstudio.errors import UsageError
 

@@ -68,8 +68,29 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
                          f"is empty (the file is {len(audio) / vp.RATE:.1f} s)")
     piece = np.asarray(audio[a:b], np.float32)
     emb = _embed(path, piece)
+    _one_person(path, piece)
     span = f" {a / vp.RATE:.1f}-{b / vp.RATE:.1f} s" if (start is not None or end is not None) else ""
     return emb, len(piece) / vp.RATE, f"{Path(path).absolute()}{span}"      # the library outlives the working folder
+
+
+#: Talk (s) of each of two voices in a recording that makes ``speakers add`` refuse it as more than one person
+OTHER_TALK_S = 2.0
+
+
+def _one_person(path, audio: np.ndarray) -> None:
+    """Raise ``UsageError`` when the diarizer hears two or more people in float32 16 kHz ``audio``, each talking
+    ``OTHER_TALK_S`` or more: a print of both would later name everyone in a transcript after one of them."""
+    from speechstudio.diarize.family import get
+    from speechstudio.diarize.speakers import parse_speakers
+
+    session = get().start(parse_speakers("auto"))
+    for i in range(0, len(audio), 30 * vp.RATE):
+        session.push(audio[i:i + 30 * vp.RATE])
+    found = session.finish()
+    if sum(s.talk_s >= OTHER_TALK_S for s in found.speakers) > 1:
+        raise UsageError(f"{path}: {found.summary()}; a known voice is one person's: give a stretch where only they "
+                         "talk (--start S --end S), or transcribe it with --speakers and add one of them from the "
+                         "transcript (speechstudio speakers add NAME FILE.json --speaker 'Speaker 2')")
 
 
 def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0):
@@ -110,6 +131,7 @@ def speakers_command(args) -> int:
             print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
         return 0
     if cmd == "add":
+        library.check_name(args.name)       # a bad name before the work on the audio
         json_in = str(args.audio).lower().endswith(".json")
         emb, seconds, source = (_voice_from_transcript(args.audio, args.speaker) if json_in
                                 else voice_from_file(args.audio, args.start, args.end))
