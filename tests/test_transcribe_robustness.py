@@ -34,7 +34,8 @@ def test_rerun_of_finished_folder_without_terminal_reports_skips(tmp_path, reals
     code, _, err = run(argv, capsys)
     assert code == 0, err
     assert "unexpected error" not in err
-    assert "Summary: 0 done, 1 skipped, 0 failed, 0 ignored" in err
+    assert "Summary: 0 done, 1 skipped, 0 failed, 0 ignored in 0:0" in err and "RTFx" not in err
+    assert "  skipped: 1 already transcribed (use --overwrite to transcribe it again)\n" in err
 
 
 def test_batch_of_one_unreadable_file_without_terminal(tmp_path, tiny_w2v_dir, capsys, home):

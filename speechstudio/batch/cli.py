@@ -257,9 +257,13 @@ def _safe_duration(item) -> float:
 
 def _print_summary(s, max_listed: int = 10) -> None:
     err = sys.stderr
+    audio = f"; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)})" if s.done else ""
+    speed = f", RTFx {s.rtfx:.1f}" if s.done else ""
     print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
-          f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)}) "
-          f"in {clock(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
+          f"{len(s.ignored)} ignored{audio} in {clock(s.wall_s)} wall{speed}", file=err)
+    if s.already:
+        print(f"  skipped: {s.already} already transcribed (use --overwrite to transcribe "
+              f"{'it' if s.already == 1 else 'them'} again)", file=err)
     if s.infos:
         groups: dict[str, list] = {}      # files per language, lowest detection probability: "fr 2 (...), en 5"
         for _, info in s.infos:

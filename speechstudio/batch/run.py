@@ -84,6 +84,7 @@ class BatchSummary:
 
     done: int = 0
     skipped: int = 0
+    already: int = 0        #: of the skipped, those whose outputs were all there (``--overwrite`` redoes them)
     ignored: list[tuple[Path, str]] = field(default_factory=list)
     failed: list[tuple[Path, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -108,6 +109,7 @@ class BatchSummary:
                 self.infos.append((ev.item.path, ev.info))
         elif ev.kind == "skipped":
             self.skipped += 1
+            self.already += ev.reason == "already transcribed"
             self.warnings.extend(ev.warnings)
         elif ev.kind == "failed":
             self.failed.append((ev.item.path, ev.reason))
