@@ -310,6 +310,7 @@ def test_keyboard_start_stop_from_the_main_window(page, win, qtbot):
     win.show_page("Dictate")
     win.run_action()
     assert page.running
+    assert page.note.text() == ""          # its own job loading: not "waiting for the running job…"
     qtbot.waitUntil(lambda: page.result is None and (bool(page.text) or bool(page.tail_text)), timeout=30000)
     record = win.show_page("Record")  # one place records at a time: the Record page says who has the microphone
     record.start()

@@ -215,9 +215,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self._mel_source = f"file:{Path(path).name}" if path and not isinstance(source, MicSource) else "mic"
         self.job = DictateJob(source, self.model_box.model(), device=self.device_box.currentText(), config=self.config,
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
+        behind = self.compute.busy           # another page's job first (this one, once submitted, makes it busy)
         self.job_id = self.compute.submit(self.job)
         self.state_label.setText(dictate("starting"))
-        self.note.setText(dictate("waiting") if self.compute.busy else "")
+        self.note.setText(dictate("waiting") if behind else "")
         self._update_buttons()
         return True
 
