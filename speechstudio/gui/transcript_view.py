@@ -123,7 +123,8 @@ class TranscriptView(QWidget):
             return
         name, segments = row.item.path.name, row.segments
         if row.status in ("failed", "ignored"):
-            self.title.setText(f"{name}: {row.reason}")
+            reason = row.reason.removeprefix(f"{row.item.path}: ")     # the reason names the file already
+            self.title.setText(f"{name}: {reason}")
         elif row.status == "cancelled":
             self.title.setText(f"{name}: cancelled, nothing written")
         elif row.status == "queued" and not segments and (segments := _earlier_segments(row, self.output_dir)):
