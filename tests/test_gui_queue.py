@@ -167,6 +167,21 @@ def test_failed_file_reason_in_the_summary(win, qtbot, tmp_path, tiny_w2v_dir):
     assert page.transcript.title.text().startswith("bad.wav: not a recognised audio or video file")  # named once
 
 
+def test_the_queue_line_counts_the_file_being_transcribed(win, tmp_path, tiny_w2v_dir):
+    from types import SimpleNamespace
+
+    from speechstudio.batch.run import BatchEvent
+
+    page = setup_page(win, tiny_w2v_dir)
+    paths = [write_tone(tmp_path / f"t{i}.wav", 1.0) for i in range(2)]
+    page.add_paths(paths)
+    assert page.summary.text() == "2 queued"
+    page.job, page._job_rows = SimpleNamespace(id=7), {r.item.path: r for r in page.rows}
+    page._on_progress(7, BatchEvent("start", page.rows[0].item, 0, duration_s=1.0))
+    assert page.summary.text() == "1 transcribing, 1 queued"
+    page.job, page._job_rows = None, {}
+
+
 def test_watched_folder_queues_and_transcribes_new_files(win, qtbot, tmp_path, tiny_w2v_dir):
     inbox = tmp_path / "inbox"
     inbox.mkdir()

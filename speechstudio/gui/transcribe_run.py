@@ -82,6 +82,7 @@ class TranscribeRunMixin:
                 row.duration_s = payload.duration_s
             self._t_start = time.perf_counter()
             self.keeper.running(row)
+            self._update_summary()          # "1 transcribing, 2 queued", not the counts before the file began
         elif kind == "segment":             # Whisper and CTC segments as they are decoded
             row.segments.append(payload.segment)
             row.position_s = payload.position_s
