@@ -284,3 +284,15 @@ def test_an_edited_transcript_saved_and_loaded_back_is_the_same_document(tmp_pat
     assert back.texts() == ["hi there, Bo", "hallo"] and [s.speaker for s in back.segments] == ["Ana", "Bo"]
     back.undo()
     assert [s.speaker for s in back.segments] == ["Ana", None]
+
+
+def test_words_given_to_a_speaker_are_the_selected_ones_even_from_a_space():
+    """Selecting " you kno" (from the space after "thought,") gives "you know," to Alice; "thought," stays."""
+    W = AsrWord
+    text = "I thought, you know, I heard a deer."
+    words = tuple(W(0.4 * k, 0.4 * k + 0.3, w, 0.9) for k, w in enumerate(text.split()))
+    doc = TranscriptDocument([AsrSegment(0.0, 3.2, text, words, speaker="Bob")], {"audio_duration_s": 4.0})
+    a = text.index(" you")
+    doc.set_speaker(0, "Alice", a, a + len(" you kno"))
+    assert [(s.speaker, s.text) for s in doc.segments] == [("Bob", "I thought,"), ("Alice", "you know,"),
+                                                           ("Bob", "I heard a deer.")]

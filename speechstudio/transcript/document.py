@@ -350,6 +350,10 @@ class TranscriptDocument:
             return self._commit(f"speaker of segment {i + 1}",
                                 [Splice(i, (seg,), (dataclasses.replace(seg, speaker=name, words=words),))])
         a, b = sorted((max(0, start), min(len(text), end)))
+        while a < b and text[a].isspace():          # a selection that starts or ends on a space: not the next word
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
         while a > 0 and not text[a - 1].isspace():
             a -= 1
         while b < len(text) and not text[b].isspace():
