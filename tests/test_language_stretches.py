@@ -181,6 +181,40 @@ def test_the_router_decodes_each_stretch_once_in_its_language(monkeypatch):
     assert {s.language for s in out} == {"de", "en"}
 
 
+def test_the_router_stops_between_two_detections_when_the_caller_does(monkeypatch):
+    """Cancel while a piece's languages are detected (a minute of them on 10 min): no more detections, no segments
+    (it waited for every detection of the piece: Esc took 30 s in the app)."""
+    from speechstudio.asr import language_id, stretches
+    from speechstudio.asr.routing import LanguageRouter
+
+    truth = [(float(t), t + 8.0, "de" if (t // 10) % 2 else "en") for t in range(0, 100, 10)]
+    monkeypatch.setattr(stretches, "speech_regions", lambda audio, rate=RATE: [(a, b) for a, b, _ in truth])
+    monkeypatch.setattr(language_id, "speech_of", lambda audio, rate=RATE: audio[:15 * RATE])   # English 0.62
+    base, english = _Fake("base", truth), _Fake("tiny.en")
+    asked = []
+
+    def detect(speech):
+        asked.append(float(speech[0]))
+        return detector(truth, [])(speech)
+
+    base.detect_language = detect
+
+    class Blocks:           # what the batch hands a recogniser (batch.run.Blocks): it says when to stop
+        def __init__(self):
+            self.stop = False
+
+        def stopped(self):
+            return self.stop
+
+        def __iter__(self):
+            yield clock(100.0)
+
+    blocks = Blocks()
+    segments, _ = LanguageRouter(base, english, base).transcribe(blocks)
+    blocks.stop = True        # cancelled after the first guess, before the piece's detections
+    assert list(segments) == [] and len(asked) == 1 and base.calls == english.calls == []
+
+
 def test_json_marks_each_segment_and_lists_the_languages():
     from speechstudio.transcript.model import render_json
     from speechstudio.transcript.model import segment_from_dict, segment_to_dict

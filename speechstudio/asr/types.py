@@ -84,6 +84,11 @@ class Recognizer(Protocol):
         ...
 
 
+#: The attribute of a block iterable that says the caller wants no more: ``stopped() -> bool`` (a recogniser that
+#: works a while between two blocks checks it; :class:`speechstudio.batch.run.Blocks`)
+STOPPED = "stopped"
+
+
 def as_blocks(audio: AudioInput) -> Iterator[np.ndarray]:
     """``audio`` as an iterator of ``np.ndarray[float32]`` blocks (one array becomes one block)."""
     if isinstance(audio, np.ndarray):

@@ -349,21 +349,30 @@ class FileTranscript:
     loud_s: float
 
 
+class Blocks:
+    """``reader``'s blocks, each also pushed to ``session`` (a diarizer or None), ending once ``stopped()``. A
+    recogniser that works a while between two blocks (the language router detecting a piece's languages) asks
+    ``stopped`` itself (:data:`speechstudio.asr.types.STOPPED`)."""
+
+    def __init__(self, reader, session, stopped) -> None:
+        self.reader, self.session, self.stopped = reader, session, stopped
+
+    def __iter__(self):
+        for block in self.reader.blocks():
+            if self.stopped():
+                return
+            if self.session is not None:
+                self.session.push(block)
+            yield block
+
+
 def _one_pass(reader, recognizer, request, cancel, item, index, duration, session):
     """Transcribe ``reader`` (one channel or the mix), feeding ``session`` (diarizer or None) the same blocks.
     Yields ``segment`` events; returns ``(segments, info)``. Raises ``_Cancelled``."""
     stopped = cancel.is_set if cancel is not None else (lambda: False)     # once set, never cleared
-
-    def blocks():
-        for block in reader.blocks():
-            if stopped():
-                return
-            if session is not None:
-                session.push(block)
-            yield block
-
     segments: list[Segment] = []
-    stream, info = recognizer.transcribe(blocks(), duration_s=duration, **request.decode_options())
+    stream, info = recognizer.transcribe(Blocks(reader, session, stopped), duration_s=duration,
+                                         **request.decode_options())
     try:
         for seg in stream:
             # between segments too: Whisper reads a whole piece (up to 20 min) before its first
