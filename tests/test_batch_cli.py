@@ -359,6 +359,16 @@ def test_two_channels_never_share_a_known_voices_name():
     assert [s.speaker for s in segments] == ["Left", "Matthes"]
 
 
+def test_the_progress_bar_ends_full_when_a_header_promised_more_audio(tmp_path, realspeech, tiny_w2v_dir, capsys,
+                                                                      home):
+    data = (realspeech / "vosk_test.wav").read_bytes()
+    (tmp_path / "truncated.wav").write_bytes(data[: len(data) // 2])      # its header says twice the audio
+    code, _, err = run(["transcribe", str(tmp_path / "truncated.wav"), "--model", str(tiny_w2v_dir), "--format", "txt",
+                        "--output-dir", str(tmp_path / "out")], capsys)
+    bars = [line for line in err.splitlines() if "s audio [" in line]     # not a terminal: plain lines
+    assert code == 0 and "100%|" in bars[-1], bars
+
+
 def _parsers(parser):
     """Every parser under ``parser`` (itself included), depth first."""
     yield parser

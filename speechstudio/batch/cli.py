@@ -195,6 +195,9 @@ def cmd_transcribe(args) -> int:
         cancel.set()
         summary.cancelled = True
     finally:
+        if not summary.cancelled and bar.total and bar.n < bar.total:
+            bar.total = bar.n       # a header promised more audio than the file held (truncated): the run is done
+            bar.refresh()
         bar.close()
         if pool is not None:
             pool.close()
