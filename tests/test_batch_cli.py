@@ -369,6 +369,21 @@ def test_the_progress_bar_ends_full_when_a_header_promised_more_audio(tmp_path, 
     assert code == 0 and "100%|" in bars[-1], bars
 
 
+def test_an_interruption_names_the_file_left_unwritten(tmp_path, realspeech, tiny_w2v_dir, capsys, home, monkeypatch):
+    from speechstudio.batch import cli as batch_cli
+    from speechstudio.batch.run import BatchEvent
+
+    shutil.copy(realspeech / "vosk_test.wav", tmp_path / "talk.wav")
+
+    def interrupted(items, recognizer, request, cancel=None, debug=False):
+        yield BatchEvent("start", items[0], 0, duration_s=1.0)
+        raise KeyboardInterrupt                                          # Ctrl+C while it is decoded
+
+    monkeypatch.setattr(batch_cli, "run_batch", interrupted)
+    code, _, err = run(["transcribe", str(tmp_path / "talk.wav"), "--model", str(tiny_w2v_dir), "-q"], capsys)
+    assert code == 130 and f"  interrupted: {tmp_path / 'talk.wav'} was not written; rerun to resume\n" in err
+
+
 def _parsers(parser):
     """Every parser under ``parser`` (itself included), depth first."""
     yield parser

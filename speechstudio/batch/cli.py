@@ -286,7 +286,8 @@ def _print_summary(s, max_listed: int = 10) -> None:
     if len(s.ignored) > max_listed:
         print(f"  ... and {len(s.ignored) - max_listed} more ignored (not media files)", file=err)
     if s.cancelled:
-        print("  interrupted: the file in progress was not written; rerun to resume", file=err)
+        what = s.current if s.current is not None else "the file in progress"
+        print(f"  interrupted: {what} was not written; rerun to resume", file=err)
 
 
 def _failure_text(path, reason: str) -> str:

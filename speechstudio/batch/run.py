@@ -93,6 +93,7 @@ class BatchSummary:
     wall_s: float = 0.0
     cancelled: bool = False
     infos: list[tuple[Path, TranscriptInfo]] = field(default_factory=list)
+    current: Path | None = None     #: the input started and not yet ended (the one an interruption leaves unwritten)
 
     @property
     def rtfx(self) -> float:
@@ -100,6 +101,7 @@ class BatchSummary:
         return self.audio_s / self.wall_s if self.wall_s > 0 else 0.0
 
     def add(self, ev: BatchEvent) -> None:
+        self.current = ev.item.path if ev.kind in ("start", "segment") else None
         if ev.kind == "done":
             self.done += 1
             self.audio_s += ev.duration_s or 0.0
