@@ -163,6 +163,8 @@ def test_failed_file_reason_in_the_summary(win, qtbot, tmp_path, tiny_w2v_dir):
     assert page.report.label.text().startswith("This run: 1 done, 1 failed · 0:01 of audio in 0:")
     assert page.report.label.text().endswith("· failed: bad.wav")
     assert page.report.label.toolTip().startswith("bad.wav: not a recognised audio or video file")
+    ok = next(i for i, r in enumerate(page.rows) if r.status == "done")
+    assert page.table.item(ok, 5).text().endswith(f"  in in{os.sep}")     # the folder "in", said as a folder
     page.transcript.show_row(next(r for r in page.rows if r.status == "failed"))
     assert page.transcript.title.text().startswith("bad.wav: not a recognised audio or video file")  # named once
 

@@ -2,6 +2,8 @@
 fitted to the window with long texts elided."""
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
@@ -128,6 +130,7 @@ class QueueTable(QTableWidget):
                                    if row.rtfx else "")
         out = " · ".join(p.suffix.lstrip(".") for p in row.outputs)
         if row.outputs:
-            out += f"  in {row.outputs[0].parent.name or row.outputs[0].parent}"
+            # a folder: "in in/", not "in in"
+            out += f"  in {row.outputs[0].parent.name or row.outputs[0].parent}{os.sep}"
         self.item(r, 5).setText(out)
         self.item(r, 5).setToolTip("\n".join(display_name(p, full=True) for p in row.outputs))
