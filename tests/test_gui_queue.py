@@ -115,7 +115,7 @@ def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_d
     assert [(r.item.path.name, r.status) for r in again.rows] == [("t0.wav", "done"), ("t1.wav", "queued"),
                                                                  ("t2.wav", "queued")]
     assert again.rows[0].outputs == (folder / "t0.txt", folder / "t0.json")
-    assert again.table.item(0, 5).text() == "txt · json  in in"
+    assert again.table.item(0, 5).text() == f"txt · json  in in{os.sep}"
     win.transcribe.hide()
     for f, c in again.format_checks.items():
         c.setChecked(f in ("txt", "json"))

@@ -96,7 +96,7 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
         assert not (folder / sub / f"{name}.srt").exists()
     done = rows["a tone.wav"]
     assert done.rtfx and done.rtfx > 0 and done.progress == 1.0
-    assert page.table.item(0, 5).text() == "txt · json  in in"
+    assert page.table.item(0, 5).text() == f"txt · json  in in{os.sep}"
     assert page.table.item(0, 5).toolTip() == f"{folder / 'a tone.txt'}\n{folder / 'a tone.json'}"
     assert "3 done" in page.summary.text() and "2 failed" in page.summary.text()
 
