@@ -77,6 +77,29 @@ def test_mixed_folder(mixed, tmp_path, tiny_w2v_dir, capsys, home):
     assert "Summary: 6 done, 0 skipped, 2 failed" in err
 
 
+def test_folder_passes_over_files_that_are_not_audio_or_video_whatever_their_name(tmp_path, realspeech, tiny_w2v_dir,
+                                                                                   capsys, home):
+    """A file of an unknown kind beside a recording (talk.notes) failed the batch and moved the recording's outputs
+    to talk.wav.txt (their names clashed): now FFmpeg's probe passes it over, and a recording with an odd name is
+    still transcribed. A file named on the command line is tried: one line says why it failed, the rest go on."""
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", src / "talk.wav")
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", src / "call.rec")
+    (src / "talk.notes").write_text("my notes\n")
+    code, out, err = run(["transcribe", str(src), "--model", str(tiny_w2v_dir), "--format", "txt", "-q"], capsys)
+    assert code == 0 and "Summary: 2 done, 0 skipped, 0 failed, 1 ignored" in err
+    assert f"ignored: {src / 'talk.notes'}: not an audio or video file (Invalid data found when processing input)" \
+        in err
+    assert sorted(p.name for p in src.iterdir()) == ["call.rec", "call.txt", "talk.notes", "talk.txt", "talk.wav"]
+    assert (src / "talk.notes").read_text() == "my notes\n"
+    code, out, err = run(["transcribe", str(src / "talk.notes"), str(src / "talk.wav"), "--model", str(tiny_w2v_dir),
+                          "--format", "srt", "-q"], capsys)
+    assert code == 1 and "Summary: 1 done, 0 skipped, 1 failed, 0 ignored" in err
+    assert err.count("talk.notes") == 2 and f"failed: {src / 'talk.notes'}: not a recognised audio or video file " \
+        "(Invalid data found when processing input)\n" in err
+
+
 def test_all_good_exits_zero_and_writes_next_to_input(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
     f = tmp_path / "a.b.c.wav"
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import mimetypes
 import os
 import stat
 import sys
@@ -123,8 +124,7 @@ class AudioReader:
         try:
             streams = list(container.streams.audio)
             if not streams:
-                kinds = ", ".join(sorted({s.type for s in container.streams})) or "nothing"
-                raise AudioDecodeError(f"{self.path}: no audio stream (the file holds {kinds})")
+                raise AudioDecodeError(f"{self.path}: {_no_audio(container)}")
             tracks = [track_info(k + 1, st) for k, st in enumerate(streams)]
             stream, why = choose_track(self.path, streams, tracks, self.track_choice, self.streaming,
                                        self._pick_stream)
@@ -486,6 +486,24 @@ def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:
             yield prev, False
         prev = x
     yield (prev if prev is not None else empty), True
+
+
+def _no_audio(container) -> str:
+    return f"no audio stream (the file holds {', '.join(sorted({s.type for s in container.streams})) or 'nothing'})"
+
+
+def not_media(path: Path) -> str | None:
+    """Why a file found in a folder is no input (a folder scan passes it over), ``None`` when it is one: audio or
+    video by its name (its MIME type; raw PCM) or, whatever its name, by its content (FFmpeg finds an audio stream)."""
+    if (mimetypes.guess_type(path.name)[0] or "").split("/")[0] in ("audio", "video") or \
+            path.suffix.lower() in RAW_EXTENSIONS:
+        return None
+    import av
+    try:
+        with av.open(str(path), metadata_errors="ignore") as container:
+            return None if container.streams.audio else _no_audio(container)
+    except (av.error.FFmpegError, OSError, UnicodeDecodeError) as e:
+        return f"not an audio or video file ({_ffmpeg_reason(e)})"
 
 
 def _ffmpeg_reason(e: Exception) -> str:

@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from speechstudio.asr.device import cpu_cores
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.atomic import atomic_path
-from speechstudio.audio.decode import AudioReader
+from speechstudio.audio.decode import AudioReader, not_media
 from speechstudio.audio.raw import RAW_EXTENSIONS
 from speechstudio.batch import channels as chan, export, resume
 from speechstudio.batch.request import TranscriptionRequest
@@ -34,7 +34,8 @@ from speechstudio.errors import SpeechStudioError
 log = logging.getLogger(__name__)
 _FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.ENOTDIR}
 
-# Files in a scanned folder with these extensions are not media: listed as ignored, not tried.
+# Files in a scanned folder with these extensions are not media: listed as ignored, not tried (the others are
+# tried when their name or content says audio or video: decode.not_media).
 NOT_MEDIA = frozenset(
     ".md .tsv .csv .pdf .doc .docx .odt .rtf .html .htm .xml .yaml .yml .ini .cfg .xls .xlsx .ods .ppt .pptx "
     ".ass .ssa .sub .lrc .sbv .ttml .cue .m3u .m3u8 .pls .nfo .sfv .md5 .torrent .url .lnk .db .sqlite "
@@ -143,8 +144,9 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
                     continue
                 if not f.is_file() or f.suffix.lower() in TRANSCRIPTS:
                     continue
-                if f.suffix.lower() in NOT_MEDIA:
-                    ignored.append((f, "not a media file (by its extension)"))
+                why = "not a media file (by its extension)" if f.suffix.lower() in NOT_MEDIA else not_media(f)
+                if why:
+                    ignored.append((f, why))
                     continue
                 found.setdefault(f.resolve(), InputItem(f, p))
         elif p.exists():
