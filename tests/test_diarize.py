@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -846,10 +847,16 @@ def test_more_asked_than_a_short_clip_can_hold_says_so_and_is_unsure(whisper_dir
 
 
 def test_too_little_speech_gets_one_label_and_says_so(whisper_dir, tmp_path, capsys):
+    """The speech the note counts is the speaker's talk time the summary gives (was: "only 2.9 s of speech" beside
+    "Speaker 1 (2.8 s)", the segmentation's speech frames against the timeline's turns)."""
     path = tmp_path / "short.wav"
     sf.write(path, _load(realspeech_file("whisper_jfk.flac"))[: int(2.5 * RATE)], RATE)
+    shutil.copy(realspeech_file("speechbrain_spk1_snt1.wav"), tmp_path / "child.wav")
     out = tmp_path / "out"
-    assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), *EN, "--speakers", "auto", "--format", "json",
-                     "--output-dir", str(out), "--quiet"]) == 0
+    assert cli.main(["transcribe", str(path), str(tmp_path / "child.wav"), "--model", str(whisper_dir), *EN,
+                     "--speakers", "auto", "--format", "json", "--output-dir", str(out), "--quiet"]) == 0
     assert [s["name"] for s in json.loads((out / "short.json").read_text())["speakers"]] == ["Speaker 1"]
-    assert "s of speech: too little to tell voices apart, one label" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "short.wav: 1 speaker: Speaker 1 (2.1 s)\n" in err and "only 2.1 s of speech: too little to tell" in err
+    assert "child.wav: 1 speaker: Speaker 1 (2.8 s)\n" in err
+    assert f"warning: {tmp_path / 'child.wav'}: only 2.8 s of speech: too little to tell voices apart, one label\n" in err

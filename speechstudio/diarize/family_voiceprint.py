@@ -8,10 +8,9 @@ import numpy as np
 
 from speechstudio.diarize import embedding, segmentation
 from speechstudio.diarize.assign import Turn, talk_time
-from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
+from speechstudio.diarize.cluster import cluster_chunks, timeline
 from speechstudio.diarize.family import NO_SPEECH_NOTE, Diarization, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import name_clusters
-from speechstudio.diarize.segmentation import FRAME_STEP_S
 from speechstudio.diarize.track import SpeakerTrack
 
 #: Speech (s) under which voices are not told apart (two voices of 2 s each)
@@ -53,7 +52,7 @@ class VoiceprintSession:
             voices = "one voice" if found.heard == 1 else f"{found.heard} voices"
             notes.append(f"asked for {self.count.describe()}; they sound like {voices}: check the labels "
                          "(merge speakers in the transcript editor)")
-        speech_s = float((frame_counts(ch.activity, ch.starts, ch.duration_s) > 0).sum() * FRAME_STEP_S)
+        speech_s = sum(t for s, t in talk.items() if s not in brief)     # the speakers' talk times: what the summary says
         if not turns:
             notes.append(NO_SPEECH_NOTE)
         elif len(uniq) <= 1 < self.count.max_speakers and speech_s < TOO_LITTLE_S:
