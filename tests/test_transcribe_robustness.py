@@ -235,6 +235,31 @@ def test_output_of_an_older_input_left_by_a_json_only_run_is_not_taken_as_curren
     assert code == 0 and "Summary: 0 done, 1 skipped" in err and _kept_note(f, "a.txt") in err
 
 
+def test_overwrite_with_fewer_formats_leaves_no_output_of_the_run_before(tmp_path, realspeech, tiny_w2v_dir,
+                                                                          capsys, home):
+    """`--overwrite --format srt` after a txt,vtt,json run wrote a.srt beside the earlier a.txt and a.json, and a
+    later srt,json run took that mix as "already transcribed". The earlier transcript's other outputs (those its
+    JSON lists, unedited) are written again with it; an output edited since is kept."""
+    import time
+
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    model = ["--model", str(tiny_w2v_dir), "-q"]
+    assert run(["transcribe", str(f), *model, "--format", "txt,vtt,json"], capsys)[0] == 0
+    for name in ("a.txt", "a.vtt", "a.json"):
+        _age(tmp_path / name, 100)
+    (tmp_path / "a.vtt").write_text("WEBVTT\n\nmy edit\n")            # edited after its transcript: the user's
+    before = time.time() - 1
+    code, _, err = run(["transcribe", str(f), *model, "--format", "srt", "--overwrite"], capsys)
+    assert code == 0 and f"warning: {f}: a.txt, a.json (its earlier transcript's other formats) written again " \
+        "too, so that all its outputs are of this run\n" in err
+    assert json.loads((tmp_path / "a.json").read_text())["source"]["outputs"] == ["a.srt", "a.txt", "a.json"]
+    assert all((tmp_path / n).stat().st_mtime > before for n in ("a.srt", "a.txt", "a.json"))
+    assert (tmp_path / "a.vtt").read_text() == "WEBVTT\n\nmy edit\n"
+    code, _, err = run(["transcribe", str(f), *model, "--format", "srt,json"], capsys)
+    assert code == 0 and "Summary: 0 done, 1 skipped" in err and "already transcribed" in err
+
+
 def test_output_edited_after_its_transcript_is_not_overwritten_when_the_input_changes(tmp_path, realspeech,
                                                                                      tiny_w2v_dir, capsys, home):
     import os

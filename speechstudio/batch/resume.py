@@ -11,6 +11,7 @@ from pathlib import Path
 
 from speechstudio.atomic import atomic_write_text
 from speechstudio.audio.diagnose import is_stream
+from speechstudio.batch.export import FORMATS
 from speechstudio.transcript.model import json_text, transcript_dict
 
 MIB = 1 << 20
@@ -66,13 +67,20 @@ def recorded_source(json_path: str | os.PathLike) -> dict | None:
 
 
 def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: bool = False) -> WorkPlan:
-    """Which of ``targets`` (format -> output path) to write for input ``path`` (all with ``overwrite``). Outputs
+    """Which of ``targets`` (format -> output path) to write for input ``path`` (all with ``overwrite``, and the
+    outputs of other formats that its JSON lists as written with it: no output of an earlier run is left). Outputs
     its JSON lists as written with it (and not edited since) are redone when the input changed (or has no speaker
     labels now asked for: ``speakers``); any other existing output is kept, and when it is older than the input
     (so of an older version of it) nothing is done, so that the input's outputs never mix two versions of it
     (docs/transcribe.md, Resume)."""
-    if overwrite:
-        return WorkPlan(dict(targets))
+    if overwrite:       # the outputs of the transcript it replaces in other formats too: its outputs are of one run
+        js = targets.get("json") or next(iter(targets.values())).with_suffix(".json")
+        src = recorded_source(js) if js.exists() else None
+        also = _written_with(js, src, {f: js.with_suffix(f".{f}") for f in FORMATS if f not in targets and
+                                       js.with_suffix(f".{f}").exists()}) if src is not None else {}
+        notes = [f"{path}: {', '.join(t.name for t in also.values())} (its earlier transcript's other formats) "
+                 "written again too, so that all its outputs are of this run"] if also else []
+        return WorkPlan({**targets, **also}, tuple(notes))
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
                  for t in targets.values() if t.exists()][:1]
