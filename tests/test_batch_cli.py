@@ -382,6 +382,30 @@ def test_two_channels_never_share_a_known_voices_name():
     assert [s.speaker for s in segments] == ["Left", "Matthes"]
 
 
+def test_a_channel_that_says_nothing_is_no_speaker():
+    """--channels split on a stereo file with speech on its left only said "2 speakers: Left (2.7 s), Right (0.0 s)"
+    (and the JSON listed Right): a channel without a word is not listed."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from speechstudio.asr.types import Segment, TranscriptInfo, Word
+    from speechstudio.audio.levels import LevelMeter
+    from speechstudio.batch.channels import merge
+    from speechstudio.batch.run import ChannelPass
+    from speechstudio.diarize.family import Diarization
+
+    meter = LevelMeter(16000)
+    meter.push(np.full(16000 * 2, 0.3, np.float32))
+    words = (Word(0.5, 1.0, "hello"), Word(1.0, 1.5, "there"))
+    said = ChannelPass(0, [Segment(0.5, 1.5, "hello there", words)], TranscriptInfo(2.0, "en", "m", "whisper"), None,
+                       SimpleNamespace(levels=meter))
+    silent = ChannelPass(1, [], TranscriptInfo(2.0, "en", "m", "whisper"), None, SimpleNamespace(levels=LevelMeter(16000)))
+    segments, info, _ = merge([said, silent], 2)
+    assert [s.speaker for s in segments] == ["Left"] and [i.name for i in info.speakers] == ["Left"]
+    assert Diarization([], list(info.speakers)).summary() == "1 speaker: Left (1.0 s)"
+
+
 def test_the_progress_bar_ends_full_when_a_header_promised_more_audio(tmp_path, realspeech, tiny_w2v_dir, capsys,
                                                                       home):
     data = (realspeech / "vosk_test.wav").read_bytes()

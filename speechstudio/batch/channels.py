@@ -105,8 +105,9 @@ def merge(passes, n_channels: int):
                                        words=tuple(dataclasses.replace(w, speaker=name) for w in kept.words))
             talk += max(0.0, kept.end_s - kept.start_s)
             out.append(kept)
-        infos.append(dataclasses.replace(known, talk_s=round(talk, 3)) if known is not None
-                     else SpeakerInfo(name, round(talk, 3)))
+        if talk:                        # a channel that said nothing is no speaker of the transcript
+            infos.append(dataclasses.replace(known, talk_s=round(talk, 3)) if known is not None
+                         else SpeakerInfo(name, round(talk, 3)))
     out.sort(key=lambda s: (s.start_s, s.end_s))
     turns = tuple(Turn(s.start_s, s.end_s, s.speaker) for s in out)
     first = {s.speaker: s.start_s for s in reversed(out)}     # each speaker's first start
