@@ -175,24 +175,39 @@ def test_the_summary_gives_talk_times_in_one_format():
         "2 speakers: Ana (7.5 s), Speaker 1 (1.3 s)"
 
 
-def test_a_count_with_a_speaker_who_says_no_word_is_unsure():
+def test_a_count_with_a_speaker_who_says_no_word_is_unsure_and_the_labels_have_no_gap():
     """A meeting excerpt gave "3 speakers" (sure) with every word under Speaker 1; --speakers 4 listed a Speaker 3
-    without a line. The speakers stay (dropping them lost real people whose words tiny.en missed) and the count says
-    check."""
+    without a line. The speakers stay (dropping them lost real people whose words tiny.en missed; an asked count is
+    law) and the count says check. The transcript named "Speaker 1" and "Speaker 3" (a gap): speakers are numbered
+    in the order they first say a word, the silent ones last, the same in every format; a known voice keeps its
+    name."""
+    from speechstudio.batch.export import render
     from speechstudio.diarize.assign import Turn
-    from speechstudio.diarize.family import Diarization, speaker_infos
+    from speechstudio.diarize.family import Diarization, SpeakerInfo, speaker_infos
 
     words = tuple(Word(i * 0.5, i * 0.5 + 0.4, w) for i, w in enumerate("one two three four five six".split()))
     segs = [Segment(0.0, 3.0, "one two three four five six", words)]
     turns = [Turn(0.0, 1.2, "Speaker 1"), Turn(1.21, 1.24, "Speaker 2"), Turn(1.3, 3.0, "Speaker 3"),
              Turn(3.0, 3.6, "Speaker 2")]                     # Speaker 2: a breath between words, then after them
-    names = ["Speaker 1", "Speaker 2", "Speaker 3"]
-    found = Diarization(turns, speaker_infos(turns, names))
+    found = Diarization(turns, speaker_infos(turns, ["Speaker 1", "Speaker 2", "Speaker 3"]))
     out, info = found.apply(segs, TranscriptInfo(3.6, "en", "m", "whisper"))
-    assert [(s.speaker, s.text) for s in out] == [("Speaker 1", "one two three"), ("Speaker 3", "four five six")]
-    assert [s.name for s in info.speakers] == names and info.speakers_could_be == 2
-    assert found.summary() == "2 or 3 speakers: check: Speaker 1 (1.2 s), Speaker 2 (0.6 s), Speaker 3 (1.7 s)"
-    every = Diarization(turns[:1], speaker_infos(turns[:1], names[:1]))     # everyone says something: sure
+    assert [(s.speaker, s.text) for s in out] == [("Speaker 1", "one two three"), ("Speaker 2", "four five six")]
+    assert {w.speaker for w in out[1].words} == {"Speaker 2"}
+    assert [(s.name, s.talk_s) for s in info.speakers] == [("Speaker 1", 1.2), ("Speaker 2", 1.7), ("Speaker 3", 0.63)]
+    assert info.speaker_turns == (Turn(0.0, 1.2, "Speaker 1"), Turn(1.21, 1.24, "Speaker 3"),
+                                  Turn(1.3, 3.0, "Speaker 2"), Turn(3.0, 3.6, "Speaker 3"))
+    assert info.speakers_could_be == 2
+    assert found.summary() == "2 or 3 speakers: check: Speaker 1 (1.2 s), Speaker 2 (1.7 s), Speaker 3 (0.6 s)"
+    assert render("txt", out, info) == "Speaker 1: one two three\n\nSpeaker 2: four five six\n"
+    doc = json.loads(render("json", out, info))
+    assert [s["name"] for s in doc["speakers"]] == ["Speaker 1", "Speaker 2", "Speaker 3"]
+    assert doc["speaker_count"] == {"found": 3, "sure": False, "could_be": 2, "text": "2 or 3 speakers: check"}
+    late = [Turn(0.0, 1.2, "Ana"), Turn(1.3, 3.0, "Speaker 2"), Turn(3.0, 3.6, "Speaker 1")]
+    infos = [SpeakerInfo("Speaker 1", 0.6), SpeakerInfo("Ana", 1.2, True, 0.8, "sure"), SpeakerInfo("Speaker 2", 1.7)]
+    out, info = Diarization(late, infos).apply(segs, TranscriptInfo(3.6, "en", "m", "whisper"))
+    assert [s.speaker for s in out] == ["Ana", "Speaker 1"]
+    assert [s.name for s in info.speakers] == ["Ana", "Speaker 1", "Speaker 2"] and info.speakers[0].known
+    every = Diarization(turns[:1], speaker_infos(turns[:1], ["Speaker 1"]))     # everyone says something: sure
     assert every.apply(segs, TranscriptInfo(3.6, "en", "m", "whisper"))[1].speakers_could_be is None
 
 

@@ -5,6 +5,8 @@ segments and words. Built-ins (``BUILTIN``): ``voiceprint`` (offline, known voic
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,14 +58,28 @@ class Diarization:
 
     def apply(self, segments, info):
         """``(segments, info)`` labelled: segments split at speaker changes (:meth:`label`), ``info``
-        (:class:`~speechstudio.asr.types.TranscriptInfo`) with the speakers, timeline and count sureness. A count
-        that lists speakers who win no word is unsure (``could_be``: those who do); they stay (real people
-        whose words the recogniser missed)."""
+        (:class:`~speechstudio.asr.types.TranscriptInfo`) with the speakers, timeline and count sureness. Speakers
+        are listed in the order they first say a word, ``Speaker N`` labels renumbered 1, 2, ... in that order
+        (known voices keep their names). A count that lists speakers who win no word is unsure (``could_be``:
+        those who do); they stay, last (real people whose words the recogniser missed; an asked count is law)."""
         labelled = self.label(segments)
-        said = ({w.speaker for s in labelled for w in s.words} | {s.speaker for s in labelled if s.text.strip()}) - {None}
+        said = [n for n in dict.fromkeys(w.speaker for s in labelled for w in s.words or [s] if s.text.strip()) if n]
         mute = [s for s in self.speakers if s.name not in said]
         if mute and said and self.could_be is None:
             self.could_be = len(self.speakers) - len(mute)
+        self.speakers = sorted(self.speakers, key=lambda s: said.index(s.name) if s.name in said else len(said))
+        unknown = [s.name for s in self.speakers if re.fullmatch(r"Speaker \d+", s.name)]
+        free = (f"Speaker {k}" for k in itertools.count(1)
+                if f"Speaker {k}" in unknown or f"Speaker {k}" not in {s.name for s in self.speakers})
+        new = {n: next(free) for n in unknown}
+        if any(n != m for n, m in new.items()):
+            def rename(name):
+                return new.get(name, name)
+            self.speakers = [dataclasses.replace(s, name=rename(s.name)) for s in self.speakers]
+            self.turns = [dataclasses.replace(t, speaker=rename(t.speaker)) for t in self.turns]
+            self.embeddings = {rename(n): e for n, e in self.embeddings.items()}
+            labelled = [dataclasses.replace(s, speaker=rename(s.speaker), words=tuple(
+                dataclasses.replace(w, speaker=rename(w.speaker)) for w in s.words)) for s in labelled]
         return labelled, dataclasses.replace(info, speakers=tuple(self.speakers), speaker_turns=tuple(self.turns),
                                              speakers_could_be=self.could_be)
 
