@@ -398,13 +398,22 @@ def load_piper_model(onnx_path: str | Path):
 
 def vits_with_weights(config, state: dict, strict: bool = False):
     """A ``VitsModel(config)`` for inference (weight norm folded, the decoder ``config.resblock`` asks for) holding
-    ``state``. Raises ``ValueError`` naming weights missing, of the wrong shape or (``strict``) unexpected."""
+    ``state``. Raises ``ValueError`` naming weights missing, of the wrong shape or (``strict``) unexpected. Built
+    without random initialisation (``state`` overwrites it; a third of a Piper voice's load time): only the
+    training-only parts ``state`` may lack (``INFERENCE_UNUSED``) are initialised, as ``VitsModel`` does."""
     from transformers import VitsModel
+    from transformers.initialization import no_init_weights
 
     from speechstudio.tts.decoder import install_decoder
 
-    model = VitsModel(config)
+    with no_init_weights():
+        model = VitsModel(config)
     fold_weight_norm(model)
+    for name, module in model.named_modules():
+        if f"{name}.".startswith(INFERENCE_UNUSED):
+            if hasattr(module, "reset_parameters"):
+                module.reset_parameters()
+            model._init_weights(module)
     install_decoder(model)
     own = model.state_dict()
     unexpected = [k for k in state if k not in own] if strict else []
