@@ -130,10 +130,16 @@ def _settings(args):
     return settings
 
 
-def _runtime(settings) -> str:
-    """``torch`` for a seeded run (Piper's onnx graph draws its own noise: a seed needs the PyTorch model, so no
-    onnx session is opened for nothing), else ``auto``."""
-    return "auto" if settings.seed is None else "torch"
+def _load_voice(args, settings):
+    """``(VoiceRef, Voice, loader of other voices by name)`` of ``--voice`` / ``--device`` / ``--precision``; runtime
+    ``torch`` for a seeded run (Piper's onnx graph draws its own noise: a seed needs the PyTorch model, so no onnx
+    session is opened for nothing), else ``auto``."""
+    from speechstudio.tts.voices import load_named
+
+    def load(name):
+        return load_named(name, args.device, args.precision, runtime="auto" if settings.seed is None else "torch")
+
+    return (*load(args.voice), lambda name: load(name)[1])
 
 
 def _read_stdin() -> str:
@@ -216,7 +222,6 @@ def speak_command(args) -> int:
     from speechstudio.tts.ssml import SsmlError, speech_parts, ssml_verdict
     from speechstudio.tts.textfile import iter_text_lines
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.voices import load_named
 
     raw = getattr(args, "output_raw", False)
     if args.out is None and not args.play and not raw:
@@ -241,7 +246,6 @@ def speak_command(args) -> int:
     except (EmptyTextError, SsmlError) as exc:
         raise UsageError(f"{where}{exc}") from None
     settings = _settings(args)
-    runtime = _runtime(settings)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
     play = args.play
@@ -253,12 +257,11 @@ def speak_command(args) -> int:
                 raise
             play = False
             print(f"warning: {exc}; not played", file=sys.stderr)
-    ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
+    ref, voice, voice_loader = _load_voice(args, settings)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
 
-    chunks = stream_speech(voice, source, settings, ssml=ssml,
-                           voice_loader=lambda name: load_named(name, args.device, args.precision, runtime=runtime)[1])
+    chunks = stream_speech(voice, source, settings, ssml=ssml, voice_loader=voice_loader)
 
     from tqdm import tqdm
 
@@ -363,10 +366,8 @@ def audiobook_command(args) -> int:
 
     from speechstudio.tts.audiobook import check_outputs, make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_book
-    from speechstudio.tts.voices import load_named
 
     settings = _settings(args)
-    runtime = _runtime(settings)
     book = read_book(args.book)  # fail on a bad document before the voice loads
     title, chapters = book.title, book.chapters
     if getattr(args, "list_chapters", False):
@@ -383,7 +384,7 @@ def audiobook_command(args) -> int:
     check_folder_destination(args.out)  # and on a folder that cannot be written
     check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True),  # a file of the user's own
                   document=args.book)
-    ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
+    ref, voice, voice_loader = _load_voice(args, settings)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     total = sum(len(c.text) for c in chapters)
     print(f"{title}: {len(chapters)} chapter(s), {total} characters")
@@ -400,9 +401,7 @@ def audiobook_command(args) -> int:
 
     try:
         result = make_audiobook(voice, args.book, args.out, args.format, settings, progress, restart=args.restart,
-                                voice_loader=lambda name: load_named(name, args.device, args.precision,
-                                                                     runtime=runtime)[1],
-                                book_file=getattr(args, "m4b", True), cover=cover)
+                                voice_loader=voice_loader, book_file=getattr(args, "m4b", True), cover=cover)
     finally:
         bar.close()
     total = sum(result.durations_s)
