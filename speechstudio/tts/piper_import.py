@@ -45,20 +45,14 @@ INFERENCE_UNUSED = ("posterior_encoder.", "duration_predictor.post_", "duration_
 QUALITY_SAMPLE_RATES = {"x_low": 16000, "low": 16000, "medium": 22050, "high": 22050}
 
 
-def _config_path_for(onnx_path: Path) -> Path | None:
-    for cand in (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json")):
-        if cand.is_file():
-            return cand
-    return None
-
-
 def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = None) -> PiperVoiceConfig:
     """Read and check the ``.onnx.json`` of ``onnx_path`` (or ``config_path``). Raises
     ``ModelNotFoundError`` (no model file) or ``PiperVoiceError`` (json missing, bad, incomplete)."""
     onnx_path = Path(onnx_path)
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
-    cfg_path = _config_path_for(onnx_path) if config_path is None else Path(config_path)
+    cfg_path = Path(config_path) if config_path is not None else next(
+        (c for c in (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json")) if c.is_file()), None)
     if cfg_path is None or not cfg_path.is_file():
         raise PiperVoiceError(f"{onnx_path}: missing its voice config {cfg_path or onnx_path.name + '.json'} "
                               "(download it with the voice)")

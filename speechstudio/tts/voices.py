@@ -89,9 +89,6 @@ class DamagedVoice:
     path: Path
     reason: str
 
-    def describe(self) -> str:
-        return f"voice {self.name!r} is damaged: {self.path}: {self.reason}"
-
 
 def read_voice_meta(meta_path: Path) -> dict | str:
     """A store voice's ``voice.json`` as a dict, or the reason it cannot be used (a str); never raises."""
@@ -219,13 +216,12 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
     path = _snapshot(hf_id)
     family = tts_family.detect(replace(tts_family.read_source(path), spec=hf_id))
     dest = family.assemble(hf_id, Path(path), voices_dir() / name, _snapshot)
-    if dest is not None:  # a folder in the store with its companions (vocoder, tokenizer...)
-        return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id,
-                        family=family.name)
-    meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
-            "source": f"downloaded from {hf_id}"}
-    atomic_write_text(voices_dir() / name / "voice.json", json.dumps(meta, indent=2))
-    return VoiceRef(name, "transformers", str(path), "store", meta["source"], hf_id, family=family.name)
+    if dest is None:  # used from the HF cache (else a folder in the store with its vocoder, tokenizer...)
+        meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
+                "source": f"downloaded from {hf_id}"}
+        atomic_write_text(voices_dir() / name / "voice.json", json.dumps(meta, indent=2))
+    return VoiceRef(name, "transformers", str(dest or path), "store", f"downloaded from {hf_id}", hf_id,
+                    family=family.name)
 
 
 def remove_voice(name: str) -> VoiceRef:
@@ -271,7 +267,7 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
             return replace(v, reason=f"--voice {spec} ({v.reason or v.origin})")
     bad = _damaged(spec)
     if bad is not None:
-        raise ModelNotFoundError(f"{bad.describe()}; remove it (speechstudio voices remove {spec}) and import or "
+        raise ModelNotFoundError(f"voice {spec!r} is damaged: {bad.path}: {bad.reason}; remove it (speechstudio voices remove {spec}) and import or "
                                  "train it again", value=spec)
     partial = [v for v in known if spec.lower() in v.name.lower()]
     whole = [v for v in partial if spec.lower() in re.split(r"[-_. ]+", v.name.lower())]

@@ -2,6 +2,7 @@
 normalisation (numbers, dates, codes, symbols; ``sayable``). Raises ``EmptyTextError`` / ``LeftOutTextError``."""
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from typing import Iterable, Iterator
@@ -206,7 +207,7 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
             yield last, kind
 
     previous: str | None = None
-    for line in _html_lines(lines):
+    for line in itertools.chain(_html_lines(lines), [""]):  # a blank line ends the last paragraph
         if not line.strip():
             if previous is not None:
                 para.append(_MARKER_RE.sub("", previous))
@@ -220,10 +221,6 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
             if kind is not None:
                 yield from flush(kind, inside=True)
         previous = line
-    if previous is not None:
-        para.append(_MARKER_RE.sub("", previous))
-        yield from flush("heading" if _line_kind(previous, None) == "heading" else "paragraph")
-    yield from flush("paragraph")
 
 
 # ----------------------------------------------------------------------------- normalisation
