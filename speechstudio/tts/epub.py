@@ -7,7 +7,6 @@ import posixpath
 import re
 import zipfile
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -23,18 +22,6 @@ _POPUP_TYPES = ("footnote", "endnote", "rearnote", "doc-footnote", "doc-endnote"
 # The text of a footnote marker or back-link: "1", "[12]", "*", "†", "a", "iv", "↩", "Back".
 _MARKER_TEXT = re.compile(r"^\s*[\[(]?(?:\d{1,3}|[a-z]|[ivx]{1,4}|[*†‡§¶#]+)[\])]?\s*$|^\s*(?:[↩↑⤴^]|back\b|return\b)",
                           re.IGNORECASE)
-
-
-@dataclass
-class EpubBook:
-    """``title``, ``author`` (creators joined by ", "), ``cover`` (image bytes or None), ``chapters``
-    (``[(title, plain text), ...]``, paragraphs separated by a blank line) and ``warnings``."""
-
-    title: str
-    author: str
-    cover: bytes | None
-    chapters: list[tuple[str, str]]
-    warnings: list[str] = field(default_factory=list)
 
 
 def _local(tag) -> str:
@@ -161,8 +148,10 @@ def _parse_xhtml(data: bytes, marks: set[str]) -> _Xhtml:
     return parser
 
 
-def read_epub(path: str | Path) -> EpubBook:
-    """The EPUB at ``path`` as chapters (module docstring). Raises ``DocumentError`` naming the file."""
+def read_epub(path: str | Path) -> tuple[str, str, bytes | None, list[tuple[str, str]], tuple[str, ...]]:
+    """The EPUB at ``path`` (module docstring): ``(title, author (creators joined by ", "), cover image bytes or None,
+    chapters [(title, plain text, paragraphs separated by a blank line), ...], warnings)``. Raises
+    ``DocumentError`` naming the file."""
     path = Path(path)
     try:
         zf = zipfile.ZipFile(path)
@@ -190,7 +179,7 @@ def _package_path(read, names: set[str]) -> str | None:
     return found[0] if found else None
 
 
-def _book(path: Path, read, names: set[str]) -> EpubBook:
+def _book(path: Path, read, names: set[str]):
     opf_path = _package_path(read, names)
     opf = _xml(read(opf_path) or b"") if opf_path else None
     if opf is None:
@@ -233,8 +222,8 @@ def _book(path: Path, read, names: set[str]) -> EpubBook:
         problems.append(f"{len(missing)} file(s) of the spine missing and skipped ({', '.join(missing[:3])}"
                         f"{', ...' if len(missing) > 3 else ''})")
     chapters = _chapters(documents, entries, read, [title, *creators])
-    warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
-    return EpubBook(title, ", ".join(creators), _cover(manifest, cover_id, read), chapters, warnings)
+    warnings = (f"{path.name}: " + "; ".join(problems),) if problems else ()
+    return title, ", ".join(creators), _cover(manifest, cover_id, read), chapters, warnings
 
 
 def _nav_entries(nav_file: str | None, read) -> list[tuple[str, str, str | None]]:
