@@ -36,11 +36,11 @@ def _xml(data: bytes):
 
 
 class _Xhtml(HTMLParser):
-    """Plain text of one XHTML document, cut at the elements whose ``id`` is in ``marks``:
+    """Plain text of one XHTML document ``data`` (UTF-8), cut at the elements whose ``id`` is in ``marks``:
     ``segments`` is ``[(id or None, text), ...]``; ``heading``: its first h1-h3; ``navs``: the
     ``(href, label)`` links of each ``<nav>`` (with whether it is ``epub:type="toc"``)."""
 
-    def __init__(self, marks: set[str]):
+    def __init__(self, data: bytes, marks: set[str]):
         super().__init__(convert_charrefs=True)
         self.marks = marks
         self.segments: list[tuple[str | None, list[str]]] = [(None, [])]
@@ -53,6 +53,7 @@ class _Xhtml(HTMLParser):
         self.link_words = 0  # links to the book itself: a contents page is mostly those
         self.link_id: str | None = None
         self.note_links: list[tuple[str | None, str]] = []  # (own id, href) of footnote markers / back-links
+        self.feed(data.decode("utf-8", errors="replace"))
 
     def _out(self, text: str) -> None:
         if self.link is not None:
@@ -142,12 +143,6 @@ def _tidy(text: str) -> str:
     return "\n\n".join(p for p in paras if p and p != ".")
 
 
-def _parse_xhtml(data: bytes, marks: set[str]) -> _Xhtml:
-    parser = _Xhtml(marks)
-    parser.feed(data.decode("utf-8", errors="replace"))
-    return parser
-
-
 def read_epub(path: str | Path) -> tuple[str, str, bytes | None, list[tuple[str, str]], tuple[str, ...]]:
     """The EPUB at ``path`` (module docstring): ``(title, author (creators joined by ", "), cover image bytes or None,
     chapters [(title, plain text, paragraphs separated by a blank line), ...], warnings)``. Raises
@@ -230,7 +225,7 @@ def _nav_entries(nav_file: str | None, read) -> list[tuple[str, str, str | None]
     data = read(nav_file) if nav_file else None
     if not data:
         return []
-    parsed = _parse_xhtml(data, set())
+    parsed = _Xhtml(data, set())
     parsed.result()
     # the links of <nav epub:type="toc">, else of the first <nav>
     toc = next((links for is_toc, links in parsed.navs if is_toc), parsed.navs[0][1] if parsed.navs else [])
@@ -266,7 +261,7 @@ def _note_places(documents: list[str], read) -> set[tuple[str, str]]:
     """``(file, id)`` of every footnote marker and back-link in the book, and of what they point at."""
     places = set()
     for doc in documents:
-        parsed = _parse_xhtml(read(doc) or b"", set())
+        parsed = _Xhtml(read(doc) or b"", set())
         for own, href in parsed.note_links:
             if own:
                 places.add((doc, own))
@@ -290,7 +285,7 @@ def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tup
         starts.setdefault((file, frag), []).append(label)
     chapters: list[list] = [["", []]]  # text before the first entry: front matter
     for doc in documents:
-        parsed = _parse_xhtml(read(doc) or b"", marks.get(doc, set()))
+        parsed = _Xhtml(read(doc) or b"", marks.get(doc, set()))
         segments = parsed.result()
         if not entries:
             chapters.append([parsed.heading, [segments[0][1]]])
