@@ -81,16 +81,9 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
     if ssml or (ssml is None and verdict is True):
         yield from parse_ssml(text if isinstance(text, str) else "".join(text), language, pause_s)
     else:
-        yield from _plain_parts(text, language, pause_s)
-
-
-def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
-    sentences = iter_sentence_pauses(text, language, pause_s)  # longer pauses after paragraphs
-    current = next(sentences, None)
-    while current is not None:
-        nxt = next(sentences, None)  # one sentence of look-ahead: the last one has no pause
-        yield SpeechPart(current[0], current[1] if nxt is not None else 0.0)
-        current = nxt
+        # longer pauses after paragraphs; one sentence of look-ahead: the last one has no pause
+        pairs = itertools.pairwise(itertools.chain(iter_sentence_pauses(text, language, pause_s), [None]))
+        yield from (SpeechPart(sentence, pause if nxt is not None else 0.0) for (sentence, pause), nxt in pairs)
 
 
 def _seconds(value: str) -> float | None:
