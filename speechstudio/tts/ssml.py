@@ -48,10 +48,7 @@ def ssml_verdict(text: str) -> bool | None:
     False when something else does; None when ``text`` ends inside the prolog (read more)."""
     text = text.lstrip("\ufeff")
     pos = 0
-    while True:
-        m = _PROLOG_ITEM.match(text, pos)
-        if m is None:
-            break
+    while m := _PROLOG_ITEM.match(text, pos):
         pos = m.end()
     if _SPEAK_ROOT.match(text, pos):
         return True
