@@ -302,23 +302,15 @@ def speak_command(args) -> int:
         raise type(exc)(f"{where}{exc}") from exc
     except BrokenPipeError:
         chunks.close()
-        _quiet_stdout()
+        # stdout to /dev/null: the interpreter's final flush is silent (Python's ``signal`` docs, "Note on SIGPIPE")
+        with contextlib.suppress(OSError, ValueError):  # stdout is not a real file (tests)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print("output pipe closed: synthesis stopped", file=sys.stderr)
     finally:
         bar.close()
         if player is not None:
             player.close()
     return 0
-
-
-def _quiet_stdout() -> None:
-    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is silent
-    (the recipe in Python's ``signal`` documentation, "Note on SIGPIPE")."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # stdout is not a real file (tests)
-        pass
 
 
 def voices_command(args) -> int:

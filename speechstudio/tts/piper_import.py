@@ -94,14 +94,6 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
 
 
 # ----------------------------------------------------------------------------- ONNX graph walk
-def _scope_path(node_name: str) -> str | None:
-    """``/flow/flows.0/enc/in_layers.0/Conv`` -> ``flow.flows.0.enc.in_layers.0``."""
-    if not node_name.startswith("/"):
-        return None
-    parts = node_name.strip("/").split("/")[:-1]
-    return ".".join(parts) if parts else None
-
-
 _PARAM_RE = re.compile(r"^(enc_p|dp|flow|dec|emb_g)\.")
 
 
@@ -143,9 +135,9 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
                 path = bias[: -len(".bias")]
             elif weight.endswith(".weight") and _PARAM_RE.match(weight):
                 path = weight[: -len(".weight")]
-            else:
-                path = _scope_path(node.name)
-            if path is None:
+            else:  # the node's scope: /flow/flows.0/enc/in_layers.0/Conv -> flow.flows.0.enc.in_layers.0
+                path = ".".join(node.name.strip("/").split("/")[:-1]) if node.name.startswith("/") else ""
+            if not path:
                 raise PiperVoiceError(f"{onnx_path}: cannot tell which layer Conv node {node.name!r} belongs to")
             if weight in inits:
                 params[path + ".weight"] = arr(weight)

@@ -83,11 +83,6 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
         yield from (SpeechPart(sentence, pause if nxt is not None else 0.0) for (sentence, pause), nxt in pairs)
 
 
-def _seconds(value: str) -> float | None:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", value)
-    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None
-
-
 def _rate(value: str) -> float | None:
     """SSML rate -> speaking-rate factor (1.0 = voice default)."""
     v = value.strip().lower()
@@ -222,7 +217,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
                                     f"{', '.join(BREAK_STRENGTH_S)}")
                 pause = BREAK_STRENGTH_S[attrs["strength"]]
             if "time" in attrs:
-                pause = _seconds(attrs["time"])
+                m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", attrs["time"])
+                pause = float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None
                 if pause is None or pause > _MAX_BREAK_S:
                     raise SsmlError(f"{where()}: <break time={attrs['time']!r}> must be like 500ms or 1.5s "
                                     f"(at most {_MAX_BREAK_S:g} s)")

@@ -255,8 +255,12 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
         kind = "piper" if path.suffix == ".onnx" or (path.is_dir() and not (path / "config.json").exists()) else "transformers"
         several = sorted(path.glob("*.onnx")) if kind == "piper" and path.is_dir() else []
         used = f": {several[0].name} of its {len(several)} voices" if len(several) > 1 else ""  # as the family loads
+        try:
+            family = tts_family.detect(tts_family.read_source(path)).name
+        except ModelNotFoundError:  # no family recognises it: loading it then says why
+            family = tts_family.DEFAULT
         return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}{used}",
-                        family=_family_of_path(path))
+                        family=family)
     if spec.endswith(".onnx"):
         raise ModelNotFoundError(f"{spec}: Piper voice file not found")
     if spec.lower().startswith("mms:"):  # the short form `voices download` takes
@@ -291,14 +295,6 @@ def load_named(spec: str | None, device: str = "auto", precision: str = "auto", 
     """``(VoiceRef, Voice)``: :func:`resolve_voice` then :func:`~speechstudio.tts.family.load_voice`."""
     ref = resolve_voice(spec, allow_download)
     return ref, tts_family.load_voice(ref.location, device=device, precision=precision, name=ref.name, runtime=runtime)
-
-
-def _family_of_path(path: Path) -> str:
-    """The voice family of a voice given by path (``vits`` when no family recognises it: loading it then says why)."""
-    try:
-        return tts_family.detect(tts_family.read_source(path)).name
-    except ModelNotFoundError:
-        return tts_family.DEFAULT
 
 
 def _default_voice(allow_download: bool) -> VoiceRef:
