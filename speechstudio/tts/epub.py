@@ -164,18 +164,11 @@ def read_epub(path: str | Path) -> tuple[str, str, bytes | None, list[tuple[str,
         return _book(path, read, names)
 
 
-def _package_path(read, names: set[str]) -> str | None:
-    container = _xml(read("META-INF/container.xml") or b"")
-    if container is not None:
-        for el in container.iter():
-            if _local(el.tag) == "rootfile" and el.get("full-path") in names:
-                return el.get("full-path")
-    found = sorted(n for n in names if n.lower().endswith(".opf"))
-    return found[0] if found else None
-
-
 def _book(path: Path, read, names: set[str]):
-    opf_path = _package_path(read, names)
+    container = _xml(read("META-INF/container.xml") or b"")  # its first rootfile there, else the first .opf
+    opf_path = next((el.get("full-path") for el in (container.iter() if container is not None else ())
+                     if _local(el.tag) == "rootfile" and el.get("full-path") in names),
+                    min((n for n in names if n.lower().endswith(".opf")), default=None))
     opf = _xml(read(opf_path) or b"") if opf_path else None
     if opf is None:
         raise DocumentError(f"{path}: not a readable EPUB (no package document: META-INF/container.xml names no .opf file)")

@@ -454,17 +454,11 @@ def read_roman_numerals(text: str) -> str:
     return _REGNAL_RE.sub(_regnal, text)
 
 
-def _count_follows(m: re.Match) -> bool:
-    """True when a plural noun follows the number and no year preposition comes before it."""
-    before = m.string[max(0, m.start() - 12): m.start()].split()
-    if before and before[-1].lower() in _YEAR_BEFORE:
-        return False
-    return bool(_COUNT_AFTER_RE.match(m.string, m.end()))
-
-
 def _plain(m: re.Match) -> str:
     raw = m.group(0)
-    year_ok = not _count_follows(m)  # "in 1984" a year, "1984 dollars" a count
+    # "in 1984" a year, "1984 dollars" a count: a count when a plural noun follows, unless a year preposition is before
+    preceding = m.string[max(0, m.start() - 12): m.start()].split()
+    year_ok = bool(preceding and preceding[-1].lower() in _YEAR_BEFORE) or not _COUNT_AFTER_RE.match(m.string, m.end())
     words = "plus " + cardinal(raw[1:], year_ok=year_ok) if raw.startswith("+") else cardinal(raw, year_ok=year_ok)
     before, after = m.string[m.start() - 1: m.start()], m.string[m.end(): m.end() + 1]
     # Digits glued to letters ("mp3", "A0031", "H2O"): keep the words apart from the letters.
