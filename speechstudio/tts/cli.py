@@ -142,30 +142,24 @@ def _load_voice(args, settings):
     return (*load(args.voice), lambda name: load(name)[1])
 
 
-def _read_stdin() -> str:
-    """All of standard input as text (any encoding ``textfile`` reads), size-limited."""
-    from speechstudio.tts.textfile import decode_text
-
-    if sys.stdin.isatty():
-        print("reading text from standard input (end it with Ctrl+D, on Windows Ctrl+Z Enter)", file=sys.stderr)
-    data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
-    if len(data) > MAX_TEXT_FILE_BYTES:
-        raise UsageError(f"standard input: text too large (over {MAX_TEXT_FILE_BYTES // 1048576} MB); "
-                         f"split it into chapters")
-    return decode_text(data, "standard input")
-
-
 def _read_text_source(args) -> tuple[object, int, str]:
     """Return (text or line iterator, total characters, what to put before an error about the text: ``"FILE: "``,
     ``"standard input: "`` or ``""`` for TEXT) for ``speak``."""
-    from speechstudio.tts.textfile import iter_text_lines
+    from speechstudio.tts.textfile import decode_text, iter_text_lines
 
     if args.file is None and args.text is None:
         raise UsageError("give TEXT, - (standard input) or --file TEXT_FILE")
-    if args.file in (None, "-"):
-        stdin = (args.file or args.text) == "-"
-        text = _read_stdin() if stdin else args.text
-        return text, len(text), "standard input: " if stdin else ""
+    if args.file is None and args.text != "-":
+        return args.text, len(args.text), ""
+    if args.file in (None, "-"):  # all of standard input as text (any encoding textfile reads), size-limited
+        if sys.stdin.isatty():
+            print("reading text from standard input (end it with Ctrl+D, on Windows Ctrl+Z Enter)", file=sys.stderr)
+        data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
+        if len(data) > MAX_TEXT_FILE_BYTES:
+            raise UsageError(f"standard input: text too large (over {MAX_TEXT_FILE_BYTES // 1048576} MB); "
+                             f"split it into chapters")
+        text = decode_text(data, "standard input")
+        return text, len(text), "standard input: "
     path = Path(args.file)
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a text file")
