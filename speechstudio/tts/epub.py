@@ -313,8 +313,4 @@ def _cover(manifest: dict[str, tuple[str, str, str]], cover_id: str, read) -> by
     candidates = [h for h, t, p in manifest.values() if "cover-image" in p.split()]
     candidates += [manifest[cover_id][0]] if cover_id in manifest else []
     candidates += [h for i, h in images if "cover" in i.lower() or "cover" in posixpath.basename(h).lower()]
-    for href in candidates:
-        data = read(href)
-        if data:
-            return data
-    return None
+    return next((data for href in candidates if (data := read(href))), None)
