@@ -49,8 +49,7 @@ def register(subparsers) -> None:
     sp.set_defaults(func=speak_command)
 
     vp = subparsers.add_parser("voices", help="list, import, download or remove voices")
-    vsub = vp.add_subparsers(dest="voices_command", metavar="{list,import,download,remove}")
-    vsub.required = True
+    vsub = vp.add_subparsers(dest="voices_command", metavar="{list,import,download,remove}", required=True)
     vsub.add_parser("list", help="list installed voices")
     vi = vsub.add_parser("import", help="import a Piper voice (PIPER.onnx + PIPER.onnx.json)")
     vi.add_argument("onnx", metavar="PIPER.onnx")

@@ -165,9 +165,8 @@ def load_lexicon(path: str | os.PathLike) -> Lexicon:
 
 
 def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
-    """Write ``lexicon`` to ``path`` atomically (``speechstudio.atomic``); folders are created."""
+    """Write ``lexicon`` to ``path`` atomically (``speechstudio.atomic``; it creates the folders)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
                       + "".join(line + "\n" for line in lexicon.lines()))
     _load_cached.cache_clear()
