@@ -70,12 +70,10 @@ def chapter_file_name(chapter: Chapter, n_chapters: int, fmt: str) -> str:
 def prepare_cover(data: bytes, name: str = "cover") -> bytes:
     """Cover bytes an MP4 can hold: JPEG / PNG as they are, others to JPEG with Pillow (optional).
     Raises ``UsageError`` naming ``name``."""
-    try:
+    with contextlib.suppress(UsageError):
         cover_mime(data)
         image_size(data)
         return data
-    except UsageError:
-        pass
 
     try:
         from PIL import Image
@@ -96,12 +94,10 @@ def _samples(path: Path) -> tuple[int, int]:
     count, the same, unless MP3 or a format it cannot read)."""
     import soundfile as sf
 
-    try:
+    with contextlib.suppress(sf.LibsndfileError, RuntimeError):
         info = sf.info(str(path))
         if info.format != "MP3":
             return int(info.frames), int(info.samplerate)
-    except (sf.LibsndfileError, RuntimeError):
-        pass
     reader = AudioReader(path, None)
     return sum(len(b) for b in reader.blocks()), reader.sample_rate
 
@@ -289,10 +285,8 @@ def check_outputs(book: Book, out_dir: str | Path, fmt: str = "flac", restart: b
     state_path = out_dir / STATE_FILE
     state = {}
     if state_path.is_file() and not restart:
-        try:
+        with contextlib.suppress(OSError, ValueError):
             state = json.loads(state_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            state = {}
     state = state if isinstance(state, dict) else {}
     done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
     m4b = out_dir / f"{_safe_name(book.title, 'audiobook')}.m4b" if book_file else None

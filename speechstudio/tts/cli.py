@@ -49,8 +49,7 @@ def register(subparsers) -> None:
     sp.set_defaults(func=speak_command)
 
     vp = subparsers.add_parser("voices", help="list, import, download or remove voices")
-    vsub = vp.add_subparsers(dest="voices_command", metavar="{list,import,download,remove}")
-    vsub.required = True
+    vsub = vp.add_subparsers(dest="voices_command", metavar="{list,import,download,remove}", required=True)
     vsub.add_parser("list", help="list installed voices")
     vi = vsub.add_parser("import", help="import a Piper voice (PIPER.onnx + PIPER.onnx.json)")
     vi.add_argument("onnx", metavar="PIPER.onnx")
@@ -130,36 +129,36 @@ def _settings(args):
     return settings
 
 
-def _runtime(settings) -> str:
-    """``torch`` for a seeded run (Piper's onnx graph draws its own noise: a seed needs the PyTorch model, so no
-    onnx session is opened for nothing), else ``auto``."""
-    return "auto" if settings.seed is None else "torch"
+def _load_voice(args, settings):
+    """``(VoiceRef, Voice, loader of other voices by name)`` of ``--voice`` / ``--device`` / ``--precision``; runtime
+    ``torch`` for a seeded run (Piper's onnx graph draws its own noise: a seed needs the PyTorch model, so no onnx
+    session is opened for nothing), else ``auto``."""
+    from speechstudio.tts.voices import load_named
 
+    def load(name):
+        return load_named(name, args.device, args.precision, runtime="auto" if settings.seed is None else "torch")
 
-def _read_stdin() -> str:
-    """All of standard input as text (any encoding ``textfile`` reads), size-limited."""
-    from speechstudio.tts.textfile import decode_text
-
-    if sys.stdin.isatty():
-        print("reading text from standard input (end it with Ctrl+D, on Windows Ctrl+Z Enter)", file=sys.stderr)
-    data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
-    if len(data) > MAX_TEXT_FILE_BYTES:
-        raise UsageError(f"standard input: text too large (over {MAX_TEXT_FILE_BYTES // 1048576} MB); "
-                         f"split it into chapters")
-    return decode_text(data, "standard input")
+    return (*load(args.voice), lambda name: load(name)[1])
 
 
 def _read_text_source(args) -> tuple[object, int, str]:
     """Return (text or line iterator, total characters, what to put before an error about the text: ``"FILE: "``,
     ``"standard input: "`` or ``""`` for TEXT) for ``speak``."""
-    from speechstudio.tts.textfile import iter_text_lines
+    from speechstudio.tts.textfile import decode_text, iter_text_lines
 
     if args.file is None and args.text is None:
         raise UsageError("give TEXT, - (standard input) or --file TEXT_FILE")
-    if args.file in (None, "-"):
-        stdin = (args.file or args.text) == "-"
-        text = _read_stdin() if stdin else args.text
-        return text, len(text), "standard input: " if stdin else ""
+    if args.file is None and args.text != "-":
+        return args.text, len(args.text), ""
+    if args.file in (None, "-"):  # all of standard input as text (any encoding textfile reads), size-limited
+        if sys.stdin.isatty():
+            print("reading text from standard input (end it with Ctrl+D, on Windows Ctrl+Z Enter)", file=sys.stderr)
+        data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
+        if len(data) > MAX_TEXT_FILE_BYTES:
+            raise UsageError(f"standard input: text too large (over {MAX_TEXT_FILE_BYTES // 1048576} MB); "
+                             f"split it into chapters")
+        text = decode_text(data, "standard input")
+        return text, len(text), "standard input: "
     path = Path(args.file)
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a text file")
@@ -216,7 +215,6 @@ def speak_command(args) -> int:
     from speechstudio.tts.ssml import SsmlError, speech_parts, ssml_verdict
     from speechstudio.tts.textfile import iter_text_lines
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.voices import load_named
 
     raw = getattr(args, "output_raw", False)
     if args.out is None and not args.play and not raw:
@@ -241,7 +239,6 @@ def speak_command(args) -> int:
     except (EmptyTextError, SsmlError) as exc:
         raise UsageError(f"{where}{exc}") from None
     settings = _settings(args)
-    runtime = _runtime(settings)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
     play = args.play
@@ -253,12 +250,11 @@ def speak_command(args) -> int:
                 raise
             play = False
             print(f"warning: {exc}; not played", file=sys.stderr)
-    ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
+    ref, voice, voice_loader = _load_voice(args, settings)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
 
-    chunks = stream_speech(voice, source, settings, ssml=ssml,
-                           voice_loader=lambda name: load_named(name, args.device, args.precision, runtime=runtime)[1])
+    chunks = stream_speech(voice, source, settings, ssml=ssml, voice_loader=voice_loader)
 
     from tqdm import tqdm
 
@@ -299,23 +295,15 @@ def speak_command(args) -> int:
         raise type(exc)(f"{where}{exc}") from exc
     except BrokenPipeError:
         chunks.close()
-        _quiet_stdout()
+        # stdout to /dev/null: the interpreter's final flush is silent (Python's ``signal`` docs, "Note on SIGPIPE")
+        with contextlib.suppress(OSError, ValueError):  # stdout is not a real file (tests)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print("output pipe closed: synthesis stopped", file=sys.stderr)
     finally:
         bar.close()
         if player is not None:
             player.close()
     return 0
-
-
-def _quiet_stdout() -> None:
-    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is silent
-    (the recipe in Python's ``signal`` documentation, "Note on SIGPIPE")."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # stdout is not a real file (tests)
-        pass
 
 
 def voices_command(args) -> int:
@@ -363,10 +351,8 @@ def audiobook_command(args) -> int:
 
     from speechstudio.tts.audiobook import check_outputs, make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_book
-    from speechstudio.tts.voices import load_named
 
     settings = _settings(args)
-    runtime = _runtime(settings)
     book = read_book(args.book)  # fail on a bad document before the voice loads
     title, chapters = book.title, book.chapters
     if getattr(args, "list_chapters", False):
@@ -383,7 +369,7 @@ def audiobook_command(args) -> int:
     check_folder_destination(args.out)  # and on a folder that cannot be written
     check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True),  # a file of the user's own
                   document=args.book)
-    ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
+    ref, voice, voice_loader = _load_voice(args, settings)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     total = sum(len(c.text) for c in chapters)
     print(f"{title}: {len(chapters)} chapter(s), {total} characters")
@@ -400,9 +386,7 @@ def audiobook_command(args) -> int:
 
     try:
         result = make_audiobook(voice, args.book, args.out, args.format, settings, progress, restart=args.restart,
-                                voice_loader=lambda name: load_named(name, args.device, args.precision,
-                                                                     runtime=runtime)[1],
-                                book_file=getattr(args, "m4b", True), cover=cover)
+                                voice_loader=voice_loader, book_file=getattr(args, "m4b", True), cover=cover)
     finally:
         bar.close()
     total = sum(result.durations_s)

@@ -79,8 +79,7 @@ def read_book(path: str | Path) -> Book:
         raise DocumentError(f"{path}: file not found")
     author, cover, warnings = "", None, ()
     if suffix == ".epub":
-        epub = read_epub(path)
-        title, author, cover, parts, warnings = epub.title, epub.author, epub.cover, epub.chapters, tuple(epub.warnings)
+        title, author, cover, parts, warnings = read_epub(path)
     else:
         split = _split_markdown if suffix in (".md", ".markdown") else _split_text
         title, author, parts = split(read_text_file(path))

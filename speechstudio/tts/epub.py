@@ -7,7 +7,6 @@ import posixpath
 import re
 import zipfile
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -25,18 +24,6 @@ _MARKER_TEXT = re.compile(r"^\s*[\[(]?(?:\d{1,3}|[a-z]|[ivx]{1,4}|[*†‡§¶#]
                           re.IGNORECASE)
 
 
-@dataclass
-class EpubBook:
-    """``title``, ``author`` (creators joined by ", "), ``cover`` (image bytes or None), ``chapters``
-    (``[(title, plain text), ...]``, paragraphs separated by a blank line) and ``warnings``."""
-
-    title: str
-    author: str
-    cover: bytes | None
-    chapters: list[tuple[str, str]]
-    warnings: list[str] = field(default_factory=list)
-
-
 def _local(tag) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
@@ -49,11 +36,11 @@ def _xml(data: bytes):
 
 
 class _Xhtml(HTMLParser):
-    """Plain text of one XHTML document, cut at the elements whose ``id`` is in ``marks``:
+    """Plain text of one XHTML document ``data`` (UTF-8), cut at the elements whose ``id`` is in ``marks``:
     ``segments`` is ``[(id or None, text), ...]``; ``heading``: its first h1-h3; ``navs``: the
     ``(href, label)`` links of each ``<nav>`` (with whether it is ``epub:type="toc"``)."""
 
-    def __init__(self, marks: set[str]):
+    def __init__(self, data: bytes, marks: set[str]):
         super().__init__(convert_charrefs=True)
         self.marks = marks
         self.segments: list[tuple[str | None, list[str]]] = [(None, [])]
@@ -66,6 +53,7 @@ class _Xhtml(HTMLParser):
         self.link_words = 0  # links to the book itself: a contents page is mostly those
         self.link_id: str | None = None
         self.note_links: list[tuple[str | None, str]] = []  # (own id, href) of footnote markers / back-links
+        self.feed(data.decode("utf-8", errors="replace"))
 
     def _out(self, text: str) -> None:
         if self.link is not None:
@@ -155,14 +143,10 @@ def _tidy(text: str) -> str:
     return "\n\n".join(p for p in paras if p and p != ".")
 
 
-def _parse_xhtml(data: bytes, marks: set[str]) -> _Xhtml:
-    parser = _Xhtml(marks)
-    parser.feed(data.decode("utf-8", errors="replace"))
-    return parser
-
-
-def read_epub(path: str | Path) -> EpubBook:
-    """The EPUB at ``path`` as chapters (module docstring). Raises ``DocumentError`` naming the file."""
+def read_epub(path: str | Path) -> tuple[str, str, bytes | None, list[tuple[str, str]], tuple[str, ...]]:
+    """The EPUB at ``path`` (module docstring): ``(title, author (creators joined by ", "), cover image bytes or None,
+    chapters [(title, plain text, paragraphs separated by a blank line), ...], warnings)``. Raises
+    ``DocumentError`` naming the file."""
     path = Path(path)
     try:
         zf = zipfile.ZipFile(path)
@@ -180,18 +164,11 @@ def read_epub(path: str | Path) -> EpubBook:
         return _book(path, read, names)
 
 
-def _package_path(read, names: set[str]) -> str | None:
-    container = _xml(read("META-INF/container.xml") or b"")
-    if container is not None:
-        for el in container.iter():
-            if _local(el.tag) == "rootfile" and el.get("full-path") in names:
-                return el.get("full-path")
-    found = sorted(n for n in names if n.lower().endswith(".opf"))
-    return found[0] if found else None
-
-
-def _book(path: Path, read, names: set[str]) -> EpubBook:
-    opf_path = _package_path(read, names)
+def _book(path: Path, read, names: set[str]):
+    container = _xml(read("META-INF/container.xml") or b"")  # its first rootfile there, else the first .opf
+    opf_path = next((el.get("full-path") for el in (container.iter() if container is not None else ())
+                     if _local(el.tag) == "rootfile" and el.get("full-path") in names),
+                    min((n for n in names if n.lower().endswith(".opf")), default=None))
     opf = _xml(read(opf_path) or b"") if opf_path else None
     if opf is None:
         raise DocumentError(f"{path}: not a readable EPUB (no package document: META-INF/container.xml names no .opf file)")
@@ -233,15 +210,15 @@ def _book(path: Path, read, names: set[str]) -> EpubBook:
         problems.append(f"{len(missing)} file(s) of the spine missing and skipped ({', '.join(missing[:3])}"
                         f"{', ...' if len(missing) > 3 else ''})")
     chapters = _chapters(documents, entries, read, [title, *creators])
-    warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
-    return EpubBook(title, ", ".join(creators), _cover(manifest, cover_id, read), chapters, warnings)
+    warnings = (f"{path.name}: " + "; ".join(problems),) if problems else ()
+    return title, ", ".join(creators), _cover(manifest, cover_id, read), chapters, warnings
 
 
 def _nav_entries(nav_file: str | None, read) -> list[tuple[str, str, str | None]]:
     data = read(nav_file) if nav_file else None
     if not data:
         return []
-    parsed = _parse_xhtml(data, set())
+    parsed = _Xhtml(data, set())
     parsed.result()
     # the links of <nav epub:type="toc">, else of the first <nav>
     toc = next((links for is_toc, links in parsed.navs if is_toc), parsed.navs[0][1] if parsed.navs else [])
@@ -277,7 +254,7 @@ def _note_places(documents: list[str], read) -> set[tuple[str, str]]:
     """``(file, id)`` of every footnote marker and back-link in the book, and of what they point at."""
     places = set()
     for doc in documents:
-        parsed = _parse_xhtml(read(doc) or b"", set())
+        parsed = _Xhtml(read(doc) or b"", set())
         for own, href in parsed.note_links:
             if own:
                 places.add((doc, own))
@@ -301,7 +278,7 @@ def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tup
         starts.setdefault((file, frag), []).append(label)
     chapters: list[list] = [["", []]]  # text before the first entry: front matter
     for doc in documents:
-        parsed = _parse_xhtml(read(doc) or b"", marks.get(doc, set()))
+        parsed = _Xhtml(read(doc) or b"", marks.get(doc, set()))
         segments = parsed.result()
         if not entries:
             chapters.append([parsed.heading, [segments[0][1]]])
@@ -336,8 +313,4 @@ def _cover(manifest: dict[str, tuple[str, str, str]], cover_id: str, read) -> by
     candidates = [h for h, t, p in manifest.values() if "cover-image" in p.split()]
     candidates += [manifest[cover_id][0]] if cover_id in manifest else []
     candidates += [h for i, h in images if "cover" in i.lower() or "cover" in posixpath.basename(h).lower()]
-    for href in candidates:
-        data = read(href)
-        if data:
-            return data
-    return None
+    return next((data for href in candidates if (data := read(href))), None)

@@ -271,9 +271,14 @@ def detect(source: VoiceSource) -> TtsFamily:
                              f"{source.model_type!r}; voice families: {names})")
 
 
-def _pick_device(device: str, precision: str, runtime: str) -> tuple[str, str]:
-    """Resolved ``(device, precision)``; a one-line ``UsageError`` for an unknown precision or ``runtime``
-    (``auto|torch|onnx``), fp16 on the CPU or runtime onnx on a GPU."""
+def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
+               name: str | None = None, local_files_only: bool = True, optimize: bool = True,
+               runtime: str = "auto") -> Voice:
+    """Load a voice (Piper ``.onnx``, checkpoint folder or Hugging Face id) through the family that
+    recognises it. ``device`` ``auto|cpu|cuda``; ``precision`` ``auto|fp32|fp16``; ``optimize``:
+    channels-last decoder on CPU; ``runtime`` ``torch|onnx|auto`` (auto: onnx for Piper on CPU, unless
+    ``optimize`` is False). Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError`` (one line: an unknown
+    precision or ``runtime``, fp16 on the CPU, runtime onnx on a GPU)."""
     if runtime not in ("auto", "torch", "onnx"):
         raise UsageError(f"unknown runtime {runtime!r} (use auto, torch or onnx)")
     if runtime == "onnx" and device not in ("auto", "cpu"):
@@ -284,17 +289,6 @@ def _pick_device(device: str, precision: str, runtime: str) -> tuple[str, str]:
     precision = resolve_precision(precision, device)
     if precision == "fp16" and device == "cpu":
         raise UsageError("fp16 needs a CUDA device; use --precision fp32 on CPU")
-    return device, precision
-
-
-def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
-               name: str | None = None, local_files_only: bool = True, optimize: bool = True,
-               runtime: str = "auto") -> Voice:
-    """Load a voice (Piper ``.onnx``, checkpoint folder or Hugging Face id) through the family that
-    recognises it. ``device`` ``auto|cpu|cuda``; ``precision`` ``auto|fp32|fp16``; ``optimize``:
-    channels-last decoder on CPU; ``runtime`` ``torch|onnx|auto`` (auto: onnx for Piper on CPU, unless
-    ``optimize`` is False). Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError``."""
-    device, precision = _pick_device(device, precision, runtime)
     source = read_source(source, local_files_only)
     return detect(source).load(source, device=device, precision=precision, name=name,
                                local_files_only=local_files_only, optimize=optimize, runtime=runtime)

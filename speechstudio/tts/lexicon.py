@@ -69,15 +69,11 @@ def phoneme_mark(ipa: str, word: str) -> str:
 
 def split_marks(text: str) -> list[tuple[str, str | None]]:
     """``[(text, None) | (word, ipa), ...]`` in order; stray mark characters are dropped."""
+    parts = _MARK_RE.split(text)  # text, ipa, word, text, ..., text
     out: list[tuple[str, str | None]] = []
-    pos = 0
-    for m in _MARK_RE.finditer(text):
-        if m.start() > pos:
-            out.append((_strip_marks(text[pos:m.start()]), None))
-        out.append((m.group(2), m.group(1)))
-        pos = m.end()
-    if pos < len(text):
-        out.append((_strip_marks(text[pos:]), None))
+    for i in range(0, len(parts), 3):
+        out += [(_strip_marks(parts[i]), None)] if parts[i] else []
+        out += [(parts[i + 2], parts[i + 1])] if i + 2 < len(parts) else []
     return out
 
 
@@ -169,9 +165,8 @@ def load_lexicon(path: str | os.PathLike) -> Lexicon:
 
 
 def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
-    """Write ``lexicon`` to ``path`` atomically (``speechstudio.atomic``); folders are created."""
+    """Write ``lexicon`` to ``path`` atomically (``speechstudio.atomic``; it creates the folders)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
                       + "".join(line + "\n" for line in lexicon.lines()))
     _load_cached.cache_clear()

@@ -45,20 +45,14 @@ INFERENCE_UNUSED = ("posterior_encoder.", "duration_predictor.post_", "duration_
 QUALITY_SAMPLE_RATES = {"x_low": 16000, "low": 16000, "medium": 22050, "high": 22050}
 
 
-def _config_path_for(onnx_path: Path) -> Path | None:
-    for cand in (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json")):
-        if cand.is_file():
-            return cand
-    return None
-
-
 def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = None) -> PiperVoiceConfig:
     """Read and check the ``.onnx.json`` of ``onnx_path`` (or ``config_path``). Raises
     ``ModelNotFoundError`` (no model file) or ``PiperVoiceError`` (json missing, bad, incomplete)."""
     onnx_path = Path(onnx_path)
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
-    cfg_path = _config_path_for(onnx_path) if config_path is None else Path(config_path)
+    beside = (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json"))
+    cfg_path = Path(config_path) if config_path is not None else next((c for c in beside if c.is_file()), None)
     if cfg_path is None or not cfg_path.is_file():
         raise PiperVoiceError(f"{onnx_path}: missing its voice config {cfg_path or onnx_path.name + '.json'} "
                               "(download it with the voice)")
@@ -100,14 +94,6 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
 
 
 # ----------------------------------------------------------------------------- ONNX graph walk
-def _scope_path(node_name: str) -> str | None:
-    """``/flow/flows.0/enc/in_layers.0/Conv`` -> ``flow.flows.0.enc.in_layers.0``."""
-    if not node_name.startswith("/"):
-        return None
-    parts = node_name.strip("/").split("/")[:-1]
-    return ".".join(parts) if parts else None
-
-
 _PARAM_RE = re.compile(r"^(enc_p|dp|flow|dec|emb_g)\.")
 
 
@@ -149,9 +135,9 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
                 path = bias[: -len(".bias")]
             elif weight.endswith(".weight") and _PARAM_RE.match(weight):
                 path = weight[: -len(".weight")]
-            else:
-                path = _scope_path(node.name)
-            if path is None:
+            else:  # the node's scope: /flow/flows.0/enc/in_layers.0/Conv -> flow.flows.0.enc.in_layers.0
+                path = ".".join(node.name.strip("/").split("/")[:-1]) if node.name.startswith("/") else ""
+            if not path:
                 raise PiperVoiceError(f"{onnx_path}: cannot tell which layer Conv node {node.name!r} belongs to")
             if weight in inits:
                 params[path + ".weight"] = arr(weight)

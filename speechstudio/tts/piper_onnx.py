@@ -47,12 +47,13 @@ def _cache_stem(onnx_path: Path) -> Path:
     return data_dir() / "cache" / "voices" / onnx_path.name.removesuffix(".onnx").replace("-", "_")
 
 
-def drop_optimized(onnx_path: Path) -> None:
-    """Delete the cached optimised graphs (about the voice's size each) of a voice file named like ``onnx_path``:
-    a removed voice leaves none behind (one with the same file name elsewhere rebuilds its own at next use)."""
+def drop_optimized(onnx_path: Path, keep: Path | None = None) -> None:
+    """Delete the cached optimised graphs (each about the voice's size) of a voice named like ``onnx_path``, all but
+    ``keep``: a removed voice leaves none behind (one of that file name elsewhere rebuilds its own at next use)."""
     stem = _cache_stem(onnx_path)
     for cached in stem.parent.glob(f"{stem.name}-*.onnx"):
-        cached.unlink(missing_ok=True)
+        if cached != keep:
+            cached.unlink(missing_ok=True)
 
 
 _ARENA_LOCK = threading.Lock()
@@ -160,9 +161,7 @@ class OnnxPiperRunner:
                     session = ort.InferenceSession(str(self.onnx_path), sess_options=opts, providers=providers)
                     if not tmp.stat().st_size:
                         raise OSError("onnxruntime wrote no optimised graph")
-                for old in cached.parent.glob(f"{cached.name.rsplit('-', 1)[0]}-*.onnx"):
-                    if old != cached:
-                        old.unlink(missing_ok=True)  # an older key of the same voice
+                drop_optimized(self.onnx_path, keep=cached)  # older keys of the same voice
             except OSError:
                 pass  # no cache (a read-only folder): the session runs all the same
         if session is None:

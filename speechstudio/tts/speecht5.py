@@ -48,9 +48,11 @@ def xvectors_from_zip(data: bytes | Path) -> dict[str, np.ndarray]:
     return dict(sorted(out.items()))
 
 
-def _download_xvectors() -> dict[str, np.ndarray]:
+def add_speecht5_parts(folder: Path, snapshot_fn) -> None:
+    """A SpeechT5 voice's companions into ``folder``: ``vocoder/`` and ``speakers.npz``."""
     import huggingface_hub
 
+    link_tree(snapshot_fn(SPEECHT5_VOCODER), folder / "vocoder")
     try:
         files = huggingface_hub.list_repo_files(XVECTORS_DATASET, repo_type="dataset")
         zips = sorted(f for f in files if f.endswith(".zip"))
@@ -59,13 +61,7 @@ def _download_xvectors() -> dict[str, np.ndarray]:
         raise hub_error(XVECTORS_DATASET, exc) from exc
     if not zips:
         raise ModelNotFoundError(f"{XVECTORS_DATASET}: no zip archive of x-vectors in the dataset")
-    return xvectors_from_zip(Path(path))
-
-
-def add_speecht5_parts(folder: Path, snapshot_fn) -> None:
-    """A SpeechT5 voice's companions into ``folder``: ``vocoder/`` and ``speakers.npz``."""
-    link_tree(snapshot_fn(SPEECHT5_VOCODER), folder / "vocoder")
-    np.savez(folder / "speakers.npz", **_download_xvectors())
+    np.savez(folder / "speakers.npz", **xvectors_from_zip(Path(path)))
 
 
 class SpeechT5Voice(FamilyVoice):

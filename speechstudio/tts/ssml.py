@@ -48,10 +48,7 @@ def ssml_verdict(text: str) -> bool | None:
     False when something else does; None when ``text`` ends inside the prolog (read more)."""
     text = text.lstrip("\ufeff")
     pos = 0
-    while True:
-        m = _PROLOG_ITEM.match(text, pos)
-        if m is None:
-            break
+    while m := _PROLOG_ITEM.match(text, pos):
         pos = m.end()
     if _SPEAK_ROOT.match(text, pos):
         return True
@@ -81,21 +78,9 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
     if ssml or (ssml is None and verdict is True):
         yield from parse_ssml(text if isinstance(text, str) else "".join(text), language, pause_s)
     else:
-        yield from _plain_parts(text, language, pause_s)
-
-
-def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
-    sentences = iter_sentence_pauses(text, language, pause_s)  # longer pauses after paragraphs
-    current = next(sentences, None)
-    while current is not None:
-        nxt = next(sentences, None)  # one sentence of look-ahead: the last one has no pause
-        yield SpeechPart(current[0], current[1] if nxt is not None else 0.0)
-        current = nxt
-
-
-def _seconds(value: str) -> float | None:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", value)
-    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None
+        # longer pauses after paragraphs; one sentence of look-ahead: the last one has no pause
+        pairs = itertools.pairwise(itertools.chain(iter_sentence_pauses(text, language, pause_s), [None]))
+        yield from (SpeechPart(sentence, pause if nxt is not None else 0.0) for (sentence, pause), nxt in pairs)
 
 
 def _rate(value: str) -> float | None:
@@ -232,7 +217,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
                                     f"{', '.join(BREAK_STRENGTH_S)}")
                 pause = BREAK_STRENGTH_S[attrs["strength"]]
             if "time" in attrs:
-                pause = _seconds(attrs["time"])
+                m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", attrs["time"])
+                pause = float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None
                 if pause is None or pause > _MAX_BREAK_S:
                     raise SsmlError(f"{where()}: <break time={attrs['time']!r}> must be like 500ms or 1.5s "
                                     f"(at most {_MAX_BREAK_S:g} s)")

@@ -95,18 +95,6 @@ def _check(path: Path, encoding: str) -> None:
             offset += len(block)
 
 
-def _encoding_of(path: Path) -> str:
-    try:
-        with open(path, "rb") as fh:
-            return _text_encoding(fh.read(4096), str(path))
-    except IsADirectoryError:
-        raise DocumentError(f"{path}: is a folder, not a text file") from None
-    except FileNotFoundError:
-        raise DocumentError(f"{path}: text file not found") from None
-    except OSError as exc:
-        raise DocumentError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-
-
 def read_text_file(path: str | Path) -> str:
     """The whole text of ``path`` (any encoding of the module docstring), ``\\r\\n`` -> ``\\n``.
     Raises ``DocumentError`` (missing, a folder, unreadable, not Unicode text)."""
@@ -117,7 +105,15 @@ def iter_text_lines(path: str | Path) -> Iterator[str]:
     """Check the whole file decodes (``DocumentError`` at once if not), then return an iterator
     over its lines (with their ``\\n``), read lazily: a long file is never held in memory."""
     path = Path(path)
-    encoding = _encoding_of(path)
+    try:
+        with open(path, "rb") as fh:
+            encoding = _text_encoding(fh.read(4096), str(path))
+    except IsADirectoryError:
+        raise DocumentError(f"{path}: is a folder, not a text file") from None
+    except FileNotFoundError:
+        raise DocumentError(f"{path}: text file not found") from None
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     _check(path, encoding)
 
     def lines() -> Iterator[str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from speechstudio.tts.family import SynthesisSettings
-from speechstudio.tts.voice_text import VoiceText
+from speechstudio.tts.voice_text import VoiceText, _SharedLoad
 
 
 #: Longest audio one sentence may produce (s); a guard against runaway durations.
@@ -97,16 +97,3 @@ class VitsVoice(VoiceText):
 
 #: Serialises the plain ``VitsModel.forward`` path (shared noise attributes, torch's process-wide RNG).
 _PLAIN_FORWARD_LOCK = threading.Lock()
-
-
-class _SharedLoad:
-    """Calls ``load()`` once (thread-safe) and returns its result to every caller after."""
-
-    def __init__(self, load):
-        self.load, self.value, self.lock = load, None, threading.Lock()
-
-    def __call__(self):
-        with self.lock:
-            if self.value is None:
-                self.value = self.load()
-            return self.value

@@ -180,17 +180,18 @@ class FamilyVoice(VoiceText):
         return np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
 
 
-_UROMAN = None
-_UROMAN_LOCK = threading.Lock()  # the one-time build shared by sentence workers
+class _SharedLoad:
+    """Calls ``load()`` once (thread-safe) and returns its result to every caller after."""
+
+    def __init__(self, load):
+        self.load, self.value, self.lock = load, None, threading.Lock()
+
+    def __call__(self):
+        with self.lock:
+            if self.value is None:
+                self.value = self.load()
+            return self.value
 
 
-def _uroman():
-    """The shared ``uroman.Uroman`` instance (building one loads its tables: several seconds)."""
-    global _UROMAN
-    if _UROMAN is None:
-        import uroman
-
-        with _UROMAN_LOCK:
-            if _UROMAN is None:
-                _UROMAN = uroman.Uroman()
-    return _UROMAN
+#: The shared ``uroman.Uroman`` instance (building one loads its tables: several seconds).
+_uroman = _SharedLoad(lambda: __import__("uroman").Uroman())

@@ -89,9 +89,6 @@ class DamagedVoice:
     path: Path
     reason: str
 
-    def describe(self) -> str:
-        return f"voice {self.name!r} is damaged: {self.path}: {self.reason}"
-
 
 def read_voice_meta(meta_path: Path) -> dict | str:
     """A store voice's ``voice.json`` as a dict, or the reason it cannot be used (a str); never raises."""
@@ -219,13 +216,12 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
     path = _snapshot(hf_id)
     family = tts_family.detect(replace(tts_family.read_source(path), spec=hf_id))
     dest = family.assemble(hf_id, Path(path), voices_dir() / name, _snapshot)
-    if dest is not None:  # a folder in the store with its companions (vocoder, tokenizer...)
-        return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id,
-                        family=family.name)
-    meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
-            "source": f"downloaded from {hf_id}"}
-    atomic_write_text(voices_dir() / name / "voice.json", json.dumps(meta, indent=2))
-    return VoiceRef(name, "transformers", str(path), "store", meta["source"], hf_id, family=family.name)
+    if dest is None:  # used from the HF cache (else a folder in the store with its vocoder, tokenizer...)
+        meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
+                "source": f"downloaded from {hf_id}"}
+        atomic_write_text(voices_dir() / name / "voice.json", json.dumps(meta, indent=2))
+    return VoiceRef(name, "transformers", str(dest or path), "store", f"downloaded from {hf_id}", hf_id,
+                    family=family.name)
 
 
 def remove_voice(name: str) -> VoiceRef:
@@ -259,8 +255,12 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
         kind = "piper" if path.suffix == ".onnx" or (path.is_dir() and not (path / "config.json").exists()) else "transformers"
         several = sorted(path.glob("*.onnx")) if kind == "piper" and path.is_dir() else []
         used = f": {several[0].name} of its {len(several)} voices" if len(several) > 1 else ""  # as the family loads
+        try:
+            family = tts_family.detect(tts_family.read_source(path)).name
+        except ModelNotFoundError:  # no family recognises it: loading it then says why
+            family = tts_family.DEFAULT
         return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}{used}",
-                        family=_family_of_path(path))
+                        family=family)
     if spec.endswith(".onnx"):
         raise ModelNotFoundError(f"{spec}: Piper voice file not found")
     if spec.lower().startswith("mms:"):  # the short form `voices download` takes
@@ -271,7 +271,7 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
             return replace(v, reason=f"--voice {spec} ({v.reason or v.origin})")
     bad = _damaged(spec)
     if bad is not None:
-        raise ModelNotFoundError(f"{bad.describe()}; remove it (speechstudio voices remove {spec}) and import or "
+        raise ModelNotFoundError(f"voice {spec!r} is damaged: {bad.path}: {bad.reason}; remove it (speechstudio voices remove {spec}) and import or "
                                  "train it again", value=spec)
     partial = [v for v in known if spec.lower() in v.name.lower()]
     whole = [v for v in partial if spec.lower() in re.split(r"[-_. ]+", v.name.lower())]
@@ -295,14 +295,6 @@ def load_named(spec: str | None, device: str = "auto", precision: str = "auto", 
     """``(VoiceRef, Voice)``: :func:`resolve_voice` then :func:`~speechstudio.tts.family.load_voice`."""
     ref = resolve_voice(spec, allow_download)
     return ref, tts_family.load_voice(ref.location, device=device, precision=precision, name=ref.name, runtime=runtime)
-
-
-def _family_of_path(path: Path) -> str:
-    """The voice family of a voice given by path (``vits`` when no family recognises it: loading it then says why)."""
-    try:
-        return tts_family.detect(tts_family.read_source(path)).name
-    except ModelNotFoundError:
-        return tts_family.DEFAULT
 
 
 def _default_voice(allow_download: bool) -> VoiceRef:

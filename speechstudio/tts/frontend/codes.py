@@ -42,15 +42,9 @@ _UNPROTECT = {v: k for k, v in _PROTECT.items()}
 def spell_characters(chars: str) -> str:
     """Letters and digits of ``chars`` one by one (``"786a3f"`` -> ``"seven eight six A- three F"``;
     letters as capitals, other characters by name or not at all)."""
-    out = []
-    for ch in chars:
-        if ch.isdigit():
-            out.append(digits_words(ch))
-        elif ch.isalpha() and ch.isascii():
-            out.append("A-" if ch in "aA" else ch.upper())
-        elif ch in _CHAR_NAMES:
-            out.append(_CHAR_NAMES[ch])
-    return " ".join(out)
+    said = (digits_words(ch) if ch.isdigit() else ("A-" if ch in "aA" else ch.upper())
+            if ch.isalpha() and ch.isascii() else _CHAR_NAMES.get(ch) for ch in chars)
+    return " ".join(w for w in said if w)
 
 
 def _word_or_code(part: str) -> str:
@@ -64,15 +58,9 @@ def _word_or_code(part: str) -> str:
 
 def _spoken_piece(text: str) -> str:
     """A URL / address / path: pieces between separators read, separators named."""
-    out: list[str] = []
-    for token in re.split(r"([^A-Za-z0-9])", text):
-        if not token:
-            continue
-        if re.fullmatch(r"[A-Za-z0-9]+", token):
-            out.append(_word_or_code(token))
-        elif token in _CHAR_NAMES:
-            out.append(_CHAR_NAMES[token])
-    return " ".join(w for w in out if w)
+    said = (_word_or_code(t) if re.fullmatch(r"[A-Za-z0-9]+", t) else _CHAR_NAMES.get(t)
+            for t in re.split(r"([^A-Za-z0-9])", text))
+    return " ".join(w for w in said if w)
 
 
 def _strip_trailing(m: re.Match) -> tuple[str, str]:

@@ -340,8 +340,7 @@ def _currency(m: re.Match) -> str:
     if scale or second:
         scale_word = f" {_SCALES[scale]}" if scale else ""
         amount = cardinal(first) + (f" to {cardinal(second)}" if second else "")
-        plural = one if not second and not scale and first == "1" else many
-        return f"{minus}{amount}{scale_word} {plural}"
+        return f"{minus}{amount}{scale_word} {many}"  # a range or a scale: always the plural
     whole, _, frac = first.partition(".")
     value = int(whole.replace(",", ""))
     if frac and len(frac) != 2:  # "$2.5" or "$1.234": a decimal amount, every digit read
@@ -420,13 +419,9 @@ def _fraction(m: re.Match) -> str:
         return " ".join(x for x in (cardinal(whole) if whole else "", cardinal(num_s), "slash", cardinal(den_s)) if x)
     if den == 1 or den > 100:
         spoken = f"{cardinal(num_s)} over {cardinal(den_s)}"
-    elif den == 2:
-        spoken = f"{_n2w(num)} {'half' if num == 1 else 'halves'}"
-    elif den == 4:
-        spoken = f"{_n2w(num)} {'quarter' if num == 1 else 'quarters'}"
     else:
-        word = ordinal(den)
-        spoken = f"{_n2w(num)} {word if num == 1 else word + 's'}"
+        word = {2: "half", 4: "quarter"}.get(den) or ordinal(den)
+        spoken = f"{_n2w(num)} {word if num == 1 else 'halves' if den == 2 else word + 's'}"
     return f"{cardinal(whole)} and {spoken}" if whole else spoken
 
 
@@ -459,17 +454,11 @@ def read_roman_numerals(text: str) -> str:
     return _REGNAL_RE.sub(_regnal, text)
 
 
-def _count_follows(m: re.Match) -> bool:
-    """True when a plural noun follows the number and no year preposition comes before it."""
-    before = m.string[max(0, m.start() - 12): m.start()].split()
-    if before and before[-1].lower() in _YEAR_BEFORE:
-        return False
-    return bool(_COUNT_AFTER_RE.match(m.string, m.end()))
-
-
 def _plain(m: re.Match) -> str:
     raw = m.group(0)
-    year_ok = not _count_follows(m)  # "in 1984" a year, "1984 dollars" a count
+    # "in 1984" a year, "1984 dollars" a count: a count when a plural noun follows, unless a year preposition is before
+    preceding = m.string[max(0, m.start() - 12): m.start()].split()
+    year_ok = bool(preceding and preceding[-1].lower() in _YEAR_BEFORE) or not _COUNT_AFTER_RE.match(m.string, m.end())
     words = "plus " + cardinal(raw[1:], year_ok=year_ok) if raw.startswith("+") else cardinal(raw, year_ok=year_ok)
     before, after = m.string[m.start() - 1: m.start()], m.string[m.end(): m.end() + 1]
     # Digits glued to letters ("mp3", "A0031", "H2O"): keep the words apart from the letters.

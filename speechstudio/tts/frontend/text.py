@@ -2,6 +2,8 @@
 normalisation (numbers, dates, codes, symbols; ``sayable``). Raises ``EmptyTextError`` / ``LeftOutTextError``."""
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 import unicodedata
 from typing import Iterable, Iterator
@@ -36,16 +38,11 @@ def has_speakable(text: str) -> bool:
 
 
 # ----------------------------------------------------------------------------- splitting
-_segmenters: dict[str, object] = {}
-
-
+@functools.cache
 def _segmenter(language: str):
     import pysbd  # light, pure Python
 
-    lang = language if language in pysbd.languages.LANGUAGE_CODES else "en"
-    if lang not in _segmenters:
-        _segmenters[lang] = pysbd.Segmenter(language=lang, clean=False)
-    return _segmenters[lang]
+    return pysbd.Segmenter(language=language if language in pysbd.languages.LANGUAGE_CODES else "en", clean=False)
 
 
 def _cut_long(sentence: str, max_chars: int) -> Iterator[str]:
@@ -118,15 +115,6 @@ def _segment(paragraph: str, language: str) -> list[str]:
     return [s for s in out if s]
 
 
-def _html_lines(lines: Iterable[str]) -> Iterator[str]:
-    """Lines with HTML block elements turned into blank lines (paragraph breaks), inline tags removed."""
-    for line in lines:
-        if has_markup(line):
-            yield from html_to_text(line, strip=False).split("\n")
-        else:
-            yield line
-
-
 _MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u25aa\u2013]\s+|#{1,6}\s+)")
 _NUMBERED_RE = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]\s+")
 _HEADING_RE = re.compile(r"(?i:chapter|part|book|volume|act|scene|section|prologue|epilogue|preface|introduction"
@@ -184,6 +172,9 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
     lines = text.splitlines() if isinstance(text, str) else text
     # control characters (a NUL from a binary paste) say nothing, and a NUL ends the phonemizer's C string there
     lines = (_CONTROL_RE.sub(" ", line) for line in lines)
+    # HTML block elements become blank lines (paragraph breaks), inline tags go
+    lines = (piece for line in lines for piece in (html_to_text(line, strip=False).split("\n") if has_markup(line)
+                                                   else [line]))
     para: list[str] = []
 
     def flush(kind: str, inside: bool = False) -> Iterator[tuple[str, str]]:
@@ -206,7 +197,7 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
             yield last, kind
 
     previous: str | None = None
-    for line in _html_lines(lines):
+    for line in itertools.chain(lines, [""]):  # a blank line ends the last paragraph
         if not line.strip():
             if previous is not None:
                 para.append(_MARKER_RE.sub("", previous))
@@ -220,10 +211,6 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
             if kind is not None:
                 yield from flush(kind, inside=True)
         previous = line
-    if previous is not None:
-        para.append(_MARKER_RE.sub("", previous))
-        yield from flush("heading" if _line_kind(previous, None) == "heading" else "paragraph")
-    yield from flush("paragraph")
 
 
 # ----------------------------------------------------------------------------- normalisation
