@@ -252,8 +252,8 @@ class TrainStep(TrainingStep):
                                 "Optimizer steps; when set it overrides the epochs")
         expert.addRow("Max steps", hrow(self.steps_spin))
         self.lr_box = combo("Learning rate", LEARNING_RATES,
-                            "Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)")
-        self.lr_box.setEditable(True)
+                            "Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)",
+                            editable=True)
         self.batch_spin = spin("Batch size", 1, 512, d.batch_size)
         self.accum_spin = spin("Gradient accumulation", 1, 256, d.grad_accum,
                                 tip="Micro-batches per optimizer step (a larger effective batch in the same memory)")

@@ -196,8 +196,7 @@ class TrainStep(TrainingStep):
         self._tick = QTimer(self, interval=1000, timeout=self._show_clock)
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.preset_box = combo("Training preset", PRESETS)
-        self.preset_box.setCurrentText("standard")
+        self.preset_box = combo("Training preset", PRESETS, current="standard")
         self.preset_box.currentTextChanged.connect(self._preset_changed)
         self.preset_note = note_label("What the preset gives")  # time and quality, in words
         form.addRow(buddy_label("&Preset", self.preset_box), hrow(self.preset_box, (self.preset_note, 1), stretch=False))

@@ -69,10 +69,12 @@ def button(text: str, name: str, tip: str = "", slot=None) -> QPushButton:
     return named(QPushButton(text), name, tip, slot)
 
 
-def combo(name: str, items=(), tip: str = "") -> QComboBox:
-    """A combo box of ``items`` (texts, or ``(text, data)`` pairs) with its accessible name and tooltip."""
+def combo(name: str, items=(), tip: str = "", *, current=None, editable: bool = False) -> QComboBox:
+    """A combo box of ``items`` (texts, or ``(text, data)`` pairs) with its accessible name and tooltip, at
+    ``current`` (see :func:`refill`), typed into when ``editable``."""
     box = named(QComboBox(), name, tip)
-    refill(box, items)
+    box.setEditable(editable)
+    refill(box, items, current)
     return box
 
 
