@@ -95,11 +95,11 @@ def refill(box: QComboBox, items, keep=None) -> None:
 
 
 def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
-          stretch_last: bool = True, single: bool = False) -> QTableWidget:
-    """A table of ``headers`` that selects whole rows (one at a time when ``single``), with its accessible name;
-    read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched unless ``stretch_last``
-    is False; Tab goes to the next widget unless ``editable``."""
-    t = named(QTableWidget(rows, len(headers)), name)
+          stretch_last: bool = True, single: bool = False, t: QTableWidget | None = None) -> QTableWidget:
+    """A table of ``headers`` (``t``, else a new one) that selects whole rows (one at a time when ``single``), with
+    its accessible name; read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched
+    unless ``stretch_last`` is False; Tab goes to the next widget unless ``editable``."""
+    t = named(QTableWidget(rows, len(headers)) if t is None else t, name)
     t.setHorizontalHeaderLabels(list(headers))
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     if single:
