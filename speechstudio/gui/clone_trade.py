@@ -174,8 +174,7 @@ class TradeView(QWidget):
             add_row(self.table, cells, [tip] * len(cells))
             self.table.setCellWidget(i, len(COLUMNS) - 1, self._play_button(self.names[i], sample_of(run_dir, r.step)))
         self.table.blockSignals(False)
-        # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
-        # the naturalness floor without the user's choice)
+        # nothing recommended: nothing chosen; the Use step saves the trainer's best, never an unnatural try unasked
         self.choose(next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec))
 
     def _play_button(self, name: str, sample: Path | None) -> QPushButton:

@@ -538,8 +538,7 @@ class ModelPicker(QComboBox):
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
         self.default_hint = named(QLabel(self.lineEdit()), "Default model name")
         self.default_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        # drawn in the palette's placeholder colour, whichever palette is current (a set palette kept the light
-        # theme's dark grey after a switch to dark)
+        # the current palette's placeholder colour (a palette set here would not follow a theme switch)
         self.default_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.default_hint.hide()
         self.currentTextChanged.connect(self._place_hint)
