@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import platform
+from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 
@@ -68,18 +69,13 @@ def piper_voice_licenses() -> list[tuple[str, str]]:
 
     rows = []
     for v in package_voices():
-        try:
-            package = _dist_license(metadata.distribution(v.package)) or "see its package"
-        except metadata.PackageNotFoundError:
-            package = "see its package"
-        card = Path(v.location).parent / "MODEL_CARD"
-        dataset = ""
-        try:
-            text = card.read_text(encoding="utf-8", errors="replace")
+        package, dataset = "see its package", ""
+        with suppress(metadata.PackageNotFoundError):
+            package = _dist_license(metadata.distribution(v.package)) or package
+        with suppress(OSError):
+            text = (Path(v.location).parent / "MODEL_CARD").read_text(encoding="utf-8", errors="replace")
             dataset = next((line.split(":", 1)[1].strip() for line in text.splitlines()
                             if line.lstrip("* ").lower().startswith("license:")), "")
-        except OSError:
-            pass
         rows.append((f"{v.name} voice", f"package {package}" + (f"; dataset {dataset} (model card)" if dataset else "")))
     return rows
 
