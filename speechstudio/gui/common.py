@@ -250,11 +250,13 @@ class FlowLayout(QLayout):
 
 
 def vbox(parent, *items) -> QVBoxLayout:
-    """A column layout on ``parent`` of ``items``: widgets, layouts, or ``(item, stretch[, alignment])``."""
+    """A column layout on ``parent`` of ``items``: widgets, layouts, or ``(item, stretch[, alignment])``; ``int``:
+    spacing in pixels; ``None``: a stretch."""
     lay = QVBoxLayout(parent)
     for item in items:
         item, *stretch = item if isinstance(item, tuple) else (item,)
-        (lay.addLayout if isinstance(item, QLayout) else lay.addWidget)(item, *stretch)
+        (lay.addStretch(1) if item is None else lay.addSpacing(item) if isinstance(item, int)
+         else (lay.addLayout if isinstance(item, QLayout) else lay.addWidget)(item, *stretch))
     return lay
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import suppress
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QPlainTextEdit, QSlider, QWidget
 
 from speechstudio.errors import SpeechStudioError, kind_of
-from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings
+from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings, vbox
 from speechstudio.gui.lexicon_dialog import LexiconDialog
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.wording import SLIDER_WORDS, plain_error
@@ -40,10 +41,8 @@ class SpeakPage(QWidget):
         self._t_voice = 0.0
         self._preload_job: int | None = None
         self.sentences = 0
-        lay = QVBoxLayout(self)
         self.text = named(QPlainTextEdit(), "Text to speak")
         self.text.setPlaceholderText("Type or paste text; Ctrl+Enter speaks it.")
-        lay.addWidget(self.text, 1)
         form = QFormLayout()
         self.voice_box = combo("Voice", [DEFAULT_VOICE])
         self.voice_box.setMinimumWidth(260)
@@ -60,7 +59,6 @@ class SpeakPage(QWidget):
                                                     -24, 24, 0)
         self.pitch_own = True
         self.pitch.valueChanged.connect(self._pitch_moved)
-        lay.addLayout(form)
         self.speak_btn = button("Speak", "Speak", "Speak the text; playback starts after the first sentence "
                                 "(Ctrl+Enter)", self.speak)
         self.stop_btn = button("Stop", "Stop speaking", "Stop speaking (Esc)", self.stop)
@@ -71,8 +69,8 @@ class SpeakPage(QWidget):
         self.documents = SpeakDocuments(self)  # Open text… and Audiobook…
         self.stop_btn.clicked.connect(self.documents.stop)
         self.info = note_label("Speech status")
-        lay.addLayout(hrow(self.speak_btn, self.stop_btn, self.save_btn, self.documents.open_btn,
-                           self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
+        vbox(self, (self.text, 1), form, hrow(self.speak_btn, self.stop_btn, self.save_btn, self.documents.open_btn,
+                                              self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
         for s in (self.rate, self.noise, self.noise_w, self.pitch):
             s.valueChanged.connect(self._update_labels)
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
@@ -120,10 +118,8 @@ class SpeakPage(QWidget):
             self.voice_box.addItem(v)
         self.voice_box.setCurrentText(v)
         for key, slider in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w)):
-            try:
+            with suppress(TypeError, ValueError):
                 slider.setValue(int(s.value(f"speak/{key}", slider.value())))
-            except (TypeError, ValueError):
-                pass
 
     def save_settings(self) -> None:
         s = settings()
