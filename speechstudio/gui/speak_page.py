@@ -7,7 +7,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QPlainTextEdit, QSlider, QWidget
 
 from speechstudio.errors import SpeechStudioError, kind_of
@@ -49,14 +49,16 @@ class SpeakPage(QWidget):
         self.speaker_box = combo("Speaker", ["single speaker"])
         self.speaker_box.setEnabled(False)
         form.addRow("Voice", hrow((self.voice_box, 1), QLabel("Speaker"), (self.speaker_box, 1), stretch=False))
-        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100)
-        self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67)
+        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100,
+                                                  lambda v: f"{v / 100:.2f}×")
+        self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67,
+                                                    lambda v: f"{v / 100:.2f}")
         self.noise_w, self.noise_w_label = self._slider(form, SLIDER_WORDS["noise_w"][0], *SLIDER_WORDS["noise_w"],
-                                                        0, 100, 80)
+                                                        0, 100, 80, lambda v: f"{v / 100:.2f}")
         # pitch shift in half semitones; follows the voice's own (a clone's measured offset) until the user moves it
         self.pitch, self.pitch_label = self._slider(form, "Pitch", "Pitch shift (semitones)", "Shift the pitch, "
                                                     "formants kept; a cloned voice starts at its recordings' pitch",
-                                                    -24, 24, 0)
+                                                    -24, 24, 0, lambda v: f"{v / 2:+.1f} semitones")
         self.pitch_own = True
         self.pitch.valueChanged.connect(self._pitch_moved)
         self.speak_btn = button("Speak", "Speak", "Speak the text; playback starts after the first sentence "
@@ -71,10 +73,7 @@ class SpeakPage(QWidget):
         self.info = note_label("Speech status")
         vbox(self, (self.text, 1), form, hrow(self.speak_btn, self.stop_btn, self.save_btn, self.documents.open_btn,
                                               self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
-        for s in (self.rate, self.noise, self.noise_w, self.pitch):
-            s.valueChanged.connect(self._update_labels)
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
-        self._update_labels()
         self.stop_btn.setEnabled(False)
         if not self.audio.available:
             self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
@@ -83,32 +82,25 @@ class SpeakPage(QWidget):
         self.compute.job_finished.connect(self._on_finished)
 
     @staticmethod
-    def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int) -> tuple[QSlider, QLabel]:
-        """A form row ``label``: a slider from ``lo`` to ``hi`` and the label showing its value."""
+    def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int,
+                shown) -> tuple[QSlider, QLabel]:
+        """A form row ``label``: a slider from ``lo`` to ``hi`` and a label saying ``shown(its value)``."""
         slider = named(QSlider(Qt.Orientation.Horizontal), name, tip)
         slider.setRange(lo, hi)
         slider.setValue(value)
-        shown = QLabel()
-        shown.setMinimumWidth(60)
-        form.addRow(label, hrow((slider, 1), shown, stretch=False))
-        return slider, shown
-
-    def _update_labels(self) -> None:
-        self.rate_label.setText(f"{self.rate.value() / 100:.2f}×")
-        self.noise_label.setText(f"{self.noise.value() / 100:.2f}")
-        self.noise_w_label.setText(f"{self.noise_w.value() / 100:.2f}")
-        self.pitch_label.setText(f"{self.pitch.value() / 2:+.1f} semitones")
+        text = QLabel(shown(value))
+        text.setMinimumWidth(60)
+        slider.valueChanged.connect(lambda v: text.setText(shown(v)))
+        form.addRow(label, hrow((slider, 1), text, stretch=False))
+        return slider, text
 
     def _pitch_moved(self, _value: int) -> None:
-        if not self.pitch.signalsBlocked():
-            self.pitch_own = False
+        self.pitch_own = False
 
     def _set_pitch_to_voice(self, semitones: float) -> None:
         """Put the pitch slider at the voice's own shift (it then follows the voice again)."""
-        with QSignalBlocker(self.pitch):
-            self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
+        self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
         self.pitch_own = True
-        self._update_labels()
 
     def _restore(self) -> None:
         s = settings()
