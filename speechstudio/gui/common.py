@@ -406,10 +406,8 @@ def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
     n = table.columnCount()
     if n == 0:
         return
-    widths = []
-    for c in range(n - 1):
-        want = max(table.sizeHintForColumn(c), header.sectionSizeHint(c), min_width)
-        widths.append(min(want, caps.get(c, want)))
+    wants = [max(table.sizeHintForColumn(c), header.sectionSizeHint(c), min_width) for c in range(n - 1)]
+    widths = [min(want, caps.get(c, want)) for c, want in enumerate(wants)]
     room = table.viewport().width() - max(min_width * 2, header.sectionSizeHint(n - 1))
     while sum(widths) > room and max(widths) > min_width:
         i = widths.index(max(widths))

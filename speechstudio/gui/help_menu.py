@@ -45,11 +45,9 @@ def library_versions() -> list[tuple[str, str, str]]:
     for name in LIBRARIES:
         dist = None
         for candidate in (name, "PySide6") if name == "PySide6-Essentials" else (name,):
-            try:
+            with suppress(metadata.PackageNotFoundError):
                 dist = metadata.distribution(candidate)
                 break
-            except metadata.PackageNotFoundError:
-                continue
         out.append((name, dist.version, _dist_license(dist)) if dist else (name, "not installed", ""))
     return out
 
