@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QFormLayout, QHeaderView, QLabel,
-                               QLineEdit, QSizePolicy, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QLineEdit, QSizePolicy, QTableWidgetItem, QWidget)
 
 from speechstudio.finetune.ctc.data import steps_per_epoch
 from speechstudio.finetune.ctc.events import CTCConfig
@@ -16,7 +16,7 @@ from speechstudio.finetune.run import RunFolder
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.clone_train import LossCurves
 from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, add_row, asker, buddy_label, button, combo,
-                                     device_picker, hrow, named, note_label, refill, settings, spin, table, tint)
+                                     device_picker, hrow, named, note_label, refill, settings, spin, table, tint, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.sanity_words import judge
 from speechstudio.gui.wizard_common import BaseStepFrame, TrainingStep, WizardPage, open_with
@@ -70,7 +70,6 @@ class BaseModelStep(BaseStepFrame):
         super().__init__(wizard)
         self.error = ""
         self._describe_job: int | None = None
-        lay = QVBoxLayout(self)
         form = QFormLayout()
         self.model_box = combo("Base model", tip="An installed CTC speech recogniser, or a model folder (Folder…)")
         self.model_box.setMinimumWidth(320)
@@ -81,11 +80,11 @@ class BaseModelStep(BaseStepFrame):
                                  asker(self, "Base model folder", self.choose))
         form.addRow(buddy_label("&Base model", self.model_box), hrow((self.model_box, 1), self.folder_btn, stretch=False))
         self._add_about_and_name(form, DEFAULT_NAME)
-        lay.addLayout(form)
-        lay.addWidget(note_label("What this wizard does", "The new model learns your voice, names and words from "
-                                 "recordings with their texts (next step). 10–20 minutes of speech is a good start; "
-                                 "it then appears in the Transcribe and Dictate model lists."))
-        self._add_runs_row(lay, "Continue this run: its base, dataset and settings are loaded, training can resume")
+        vbox(self, form, note_label("What this wizard does", "The new model learns your voice, names and words from "
+                                    "recordings with their texts (next step). 10–20 minutes of speech is a good "
+                                    "start; it then appears in the Transcribe and Dictate model lists."),
+             12, self._runs_row("Continue this run: its base, dataset and settings are loaded, training can "
+                                "resume"), None)
 
     @staticmethod
     def list_bases():
@@ -240,7 +239,6 @@ class TrainStep(TrainingStep):
         self.messages: list[str] = []
         self._defaults = CTCConfig()
         d = self._defaults
-        lay = QVBoxLayout(self)
         form = QFormLayout()
         self.epochs_spin = spin("Passes over your recordings", 1, 10_000, d.epochs,
                                  tip="Epochs: how many times training goes through all your recordings")
@@ -252,8 +250,8 @@ class TrainStep(TrainingStep):
                                 "Optimizer steps; when set it overrides the epochs")
         expert.addRow("Max steps", hrow(self.steps_spin))
         self.lr_box = combo("Learning rate", LEARNING_RATES,
-                            "Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)")
-        self.lr_box.setEditable(True)
+                            "Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)",
+                            editable=True)
         self.batch_spin = spin("Batch size", 1, 512, d.batch_size)
         self.accum_spin = spin("Gradient accumulation", 1, 256, d.grad_accum,
                                 tip="Micro-batches per optimizer step (a larger effective batch in the same memory)")
@@ -282,17 +280,15 @@ class TrainStep(TrainingStep):
         form.addRow("", self.details)
         self.plan = note_label("Training plan")
         form.addRow("Plan", self.plan)
-        lay.addLayout(form)
         for w in (self.epochs_spin, self.steps_spin, self.batch_spin, self.accum_spin):
             w.valueChanged.connect(lambda _v: self.refresh_plan())
         self.steps_spin.valueChanged.connect(lambda _v: self._update())  # more steps after a finished run: Resume
         self.sanity_label = note_label("Sanity check")
-        self._add_controls(lay, "Start fine-tuning from the base model", "Stop after this step and keep a checkpoint",
-                           self.sanity_label)
+        controls = self._controls("Start fine-tuning from the base model", "Stop after this step and keep a checkpoint",
+                                  self.sanity_label)
         self.figures = note_label("Word error rates")
-        lay.addWidget(self.figures)
         self.curves = CTCCurves()
-        lay.addWidget(self.curves, 1)
+        vbox(self, form, *controls, self.figures, (self.curves, 1))
         self.option_widgets = (self.epochs_spin, self.steps_spin, self.lr_box, self.batch_spin, self.accum_spin,
                                self.device_box, self.precision_box, self.eval_spin, self.vocab_box, self.drop_check,
                                self.freeze_check, self.ckpt_check)
@@ -503,7 +499,6 @@ class UseStep(QWidget):
         self.saved_name: str | None = None
         self._for_dictation = False
         self._compare_job = self._save_job = None
-        lay = QVBoxLayout(self)
         self.figures = table("Base and adapted error rates", ("Words wrong", "Letters wrong"), 2, numbers=True,
                              stretch_last=False)
         self.figures.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
@@ -517,32 +512,28 @@ class UseStep(QWidget):
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.figures.setMaximumWidth(440)
-        lay.addWidget(self.figures)
         self.summary = note_label("Evaluation summary")
-        lay.addWidget(self.summary)
         self.examples = table("Example transcripts", EXAMPLE_COLS, numbers=True, stretch_last=False)
         self.examples.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.examples.setWordWrap(True)
         self.examples.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.examples.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        lay.addWidget(self.examples, 1)
         self.name_edit = named(QLineEdit(), "Name of the new model")
         self.save_btn = button("&Add to my models", "Add to my models", "Register the adapted model in the model "
                                "store (Transcribe, Dictate, speechstudio transcribe --model NAME)", self.save)
         self.replace_check = named(QCheckBox("Replace a model of that name"), "Replace an existing model of that name")
         self.dictation_check = named(QCheckBox("Use for dictation"), "Use the new model for dictation", "Dictation uses "
                                      "this model when no model is chosen (unticked: adding the model changes no default)")
-        lay.addLayout(hrow(buddy_label("Model na&me", self.name_edit), (self.name_edit, 1), self.save_btn,
-                           self.replace_check, self.dictation_check, stretch=False))
+        name_row = hrow(buddy_label("Model na&me", self.name_edit), (self.name_edit, 1), self.save_btn,
+                        self.replace_check, self.dictation_check, stretch=False)
         self.transcribe_btn = button("Open &Transcribe", "Use the model on the Transcribe page",
                                      "Go to the Transcribe page with the new model chosen",
                                      lambda: open_with(self.wiz.win, "Transcribe", "model_box", self.saved_name))
         self.dictate_btn = button("Open &Dictate", "Use the model on the Dictate page",
                                   "Go to the Dictate page with the new model chosen",
                                   lambda: open_with(self.wiz.win, "Dictate", "model_box", self.saved_name))
-        lay.addLayout(hrow(self.transcribe_btn, self.dictate_btn))
         self.info = note_label("Evaluation and save status")
-        lay.addWidget(self.info)
+        vbox(self, self.figures, self.summary, (self.examples, 1), name_row,
+             hrow(self.transcribe_btn, self.dictate_btn), self.info)
         wizard.trainer.job_progress.connect(self._on_progress)
         wizard.trainer.job_finished.connect(self._on_finished)
         self._update()

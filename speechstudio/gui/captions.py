@@ -14,6 +14,9 @@ DEFAULTS = {"font_pt": 20, "width": 760, "opacity": 0.85, "lines": 2}
 FONT_RANGE = (8, 72)
 WIDTH_RANGE = (240, 3000)
 OPACITY_RANGE = (0.2, 1.0)
+#: the look's attributes: (attribute, ``captions/`` settings key, type, range)
+LOOK = (("font_pt", "font_pt", int, FONT_RANGE), ("width_px", "width", int, WIDTH_RANGE),
+        ("opacity", "opacity", float, OPACITY_RANGE), ("lines", "lines", int, (1, 10)))
 STABLE_COLOR = "#ffffff"
 TAIL_COLOR = "#a0a0a0"
 
@@ -39,10 +42,8 @@ class CaptionsWindow(QWidget):
         vbox(self, self.label).setContentsMargins(16, 10, 16, 10)
         self._drag: QPoint | None = None
         s = settings()
-        self.font_pt = int(_num(s.value("captions/font_pt"), DEFAULTS["font_pt"], *FONT_RANGE))
-        self.width_px = int(_num(s.value("captions/width"), DEFAULTS["width"], *WIDTH_RANGE))
-        self.opacity = float(_num(s.value("captions/opacity"), DEFAULTS["opacity"], *OPACITY_RANGE))
-        self.lines = int(_num(s.value("captions/lines"), DEFAULTS["lines"], 1, 10))
+        for attr, key, kind, limits in LOOK:
+            setattr(self, attr, kind(_num(s.value(f"captions/{key}"), DEFAULTS[key], *limits)))
         pos = s.value("captions/pos")
         self._apply()
         if isinstance(pos, QPoint):
@@ -113,10 +114,8 @@ class CaptionsWindow(QWidget):
 
     def _save(self) -> None:
         s = settings()
-        s.setValue("captions/font_pt", self.font_pt)
-        s.setValue("captions/width", self.width_px)
-        s.setValue("captions/opacity", self.opacity)
-        s.setValue("captions/lines", self.lines)
+        for attr, key, _kind, _limits in LOOK:
+            s.setValue(f"captions/{key}", getattr(self, attr))
         s.setValue("captions/pos", self.pos())
 
     def paintEvent(self, _event) -> None:  # noqa: N802

@@ -69,21 +69,17 @@ class RecordPanel(QWidget):
         self.take_audio: np.ndarray | None = None
         self.take_rate = 0
         self._peak = 0.0
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough
         form = QFormLayout()
         self.name_edit = line_edit("Your name", "the speaker's name, said in the consent sentence")
         self.name_edit.editingFinished.connect(self.load_session)
         form.addRow("Your na&me", self.name_edit)
         form.setRowVisible(self.name_edit, self.consent)
-        lay.addLayout(form)
         self.position = named(QLabel("Enter your name to start." if self.consent else ""), "Prompt number")
         self.prompt = note_label("Prompt to read")
         self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         set_font(self.prompt, 16)
         self.prompt.setMargin(10)
         self.prompt.setMinimumHeight(80)
-        lay.addWidget(self.prompt)
         # the level meter shares the buttons' line (the Dataset step fits 1366×768 with the docks open)
         self.prev_btn = self._button("◀ Previo&us", "Previous prompt", "Alt+Left", self.previous)
         self.rec_btn = self._button("&Record", "Record this prompt", "Alt+R", self.record)
@@ -99,11 +95,12 @@ class RecordPanel(QWidget):
         tint(self.clip_warning, ERROR_COLOR, bold=True)
         self.count = named(QLabel("0 takes"), "Takes recorded")
         # rows that wrap in a narrow window (1024 px cut them at the right: no sideways scrolling in the wizard)
-        lay.addLayout(flow([self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn], (self.meter, 1),
-                           [self.clip_warning, self.count]))
+        buttons = flow([self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn], (self.meter, 1),
+                       [self.clip_warning, self.count])
         self.note = note_label("Recording status")
-        lay.addLayout(hrow(self.position, 12, (self.note, 1), stretch=False))  # one line: the step fits 1280x743
-        lay.addStretch(1)
+        # the note on the prompt number's line: the step fits 1280x743; the tab's frame is margin enough
+        vbox(self, form, self.prompt, buttons, hrow(self.position, 12, (self.note, 1), stretch=False),
+             None).setContentsMargins(9, 4, 9, 4)
         if not self.audio.available:
             self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")
         self._timer = QTimer(self, interval=50, timeout=self._tick)
@@ -291,12 +288,10 @@ class ClipEditor(QWidget):
         self.manifest = None
         self.audio = audio  # the window's AudioHub: Play follows the no-device policy (gui.devices)
         self._filling = False
-        lay = bare(QVBoxLayout(self))
-        self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False)
+        self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False, single=True)
         self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
         self.table.horizontalHeaderItem(COL_CER).setToolTip("Character error rate (CER) between the text and what "
                                                             "speech recognition heard, in percent")
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed
                                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
@@ -306,12 +301,12 @@ class ClipEditor(QWidget):
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemChanged.connect(self._item_changed)
         self.table.itemSelectionChanged.connect(self._update_buttons)
-        lay.addWidget(self.table, 1)
         self.play_btn = button("Pla&y clip", "Play clip", slot=lambda: self.play.emit(self.table.currentRow()))
         self.drop_btn = button("&Drop clip", "Drop or keep clip",
                                "Leave the selected clip out of training (press again to keep it)",
                                self.toggle_drop_selected)
-        lay.addLayout(flow([self.play_btn, self.drop_btn], QLabel("Double-click a text (or F2) to fix it.")))
+        bare(vbox(self, (self.table, 1), flow([self.play_btn, self.drop_btn],
+                                              QLabel("Double-click a text (or F2) to fix it."))))
         self._update_buttons()
 
     def set_manifest(self, manifest) -> None:
@@ -395,7 +390,6 @@ class DatasetStep(QWidget):
         self.job = None
         self.manifest = None
         self._plot = None
-        lay = QVBoxLayout(self)
         self.tabs = named(QTabWidget(), "Dataset source")
         self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
                                     consent=self.consent)
@@ -414,11 +408,9 @@ class DatasetStep(QWidget):
                 ("&Long recordings", "One long recording (or a folder of them): speech recognition writes the text "
                  "and its word times cut it into sentence clips. Check the texts afterwards.", row)):
             tab = QWidget()
-            says = QLabel(text)
-            says.setWordWrap(True)  # unwrapped, the longest made the step 911 px wide, cut off in a 1024 px window
+            says = note_label("", text)  # wrapped: the longest made the step 911 px wide, cut off in a 1024 px window
             vbox(tab, says, source_row).setAlignment(Qt.AlignmentFlag.AlignTop)
             self.tabs.addTab(tab, title)
-        lay.addWidget(self.tabs)
 
         self.asr_check = named(QCheckBox("Cross-check the texts with speech recognition (Whisper)"),
                                "Cross-check texts with speech recognition")
@@ -435,13 +427,11 @@ class DatasetStep(QWidget):
         keep.setRetainSizeWhenHidden(True)  # hidden, it is the line's gap
         self.progress.setSizePolicy(keep)
         self.progress.setVisible(False)
-        lay.addLayout(flow([self.asr_check, self.split_check], (self.progress, 1), [self.check_btn, self.cancel_btn]))
+        checks = flow([self.asr_check, self.split_check], (self.progress, 1), [self.check_btn, self.cancel_btn])
         self.info = note_label("Dataset status")
-        lay.addWidget(self.info)
         self.warning = note_label("Dataset warning")
         tint(self.warning, WARNING_COLOR, bold=True)
         self.warning.setVisible(False)
-        lay.addWidget(self.warning)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
@@ -454,14 +444,13 @@ class DatasetStep(QWidget):
         self.hist_box = QVBoxLayout()  # the histogram, once a report is shown (the report is full width before)
         ll.addLayout(self.hist_box)
         split.addWidget(left)
-        right = ClipEditor(self.wiz.audio)
-        right.edited.connect(self._edited)
-        right.play.connect(self.play_clip)
-        self.clips = right
-        split.addWidget(right)
+        self.clips = ClipEditor(self.wiz.audio)
+        self.clips.edited.connect(self._edited)
+        self.clips.play.connect(self.play_clip)
+        split.addWidget(self.clips)
         split.setStretchFactor(1, 2)
         split.setSizes([440, 560])
-        lay.addWidget(split, 1)
+        vbox(self, self.tabs, checks, self.info, self.warning, (split, 1))
         wizard.compute.job_progress.connect(self._on_progress)
         wizard.compute.job_finished.connect(self._on_finished)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QWidget
 
 from speechstudio.disk import format_size
 from speechstudio.finetune import leftovers
@@ -14,7 +14,7 @@ from speechstudio.finetune.run import RunError, RunFolder
 from speechstudio.finetune.voice_run import describe_base
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.clone_train import TrainStep
-from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings, spin
+from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings, spin, vbox
 from speechstudio.gui.devices import allow
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage, open_with
 from speechstudio.gui.wording import plain_error
@@ -124,22 +124,20 @@ class BaseStep(BaseStepFrame):
     def __init__(self, wizard) -> None:
         super().__init__(wizard)
         self.voices: list = []
-        lay = QVBoxLayout(self)
         form = QFormLayout()
         self.voice_box = combo("Base voice")
         self.voice_box.setMinimumWidth(280)
         self.voice_box.currentIndexChanged.connect(self._voice_changed)
         form.addRow("&Base voice", self.voice_box)
         self._add_about_and_name(form, DEFAULT_NAME)
-        lay.addLayout(form)
-        self._add_runs_row(lay, "Continue this run: its dataset and checkpoints are loaded, training can resume")
+        runs = self._runs_row("Continue this run: its dataset and checkpoints are loaded, training can resume")
         self.old_runs = OldRuns(self)
         self.clean_btn = button("Remove old r&uns…", "Remove old training runs",
                                 "List the earlier training runs with their size and remove them (saved voices stay)",
                                 self.old_runs.start)
         self.clean_note = QLabel("")
         self.old_runs.done.connect(self.clean_note.setText)
-        lay.addLayout(hrow(self.clean_btn, (self.clean_note, 1), stretch=False))
+        vbox(self, form, 12, runs, None, hrow(self.clean_btn, (self.clean_note, 1), stretch=False))
 
     def _fill(self, voices: list, runs: list) -> None:
         cur = self.voice_box.currentData() or str(settings().value("clone/base", ""))
@@ -223,7 +221,6 @@ class UseStep(QWidget):
         self._streaming = False
         self.saves = ""  # what Save saves, in words (the "Saves" line)
         self._refused_shown = ""  # the taken-name line shown on the info line, replaced when the name changes
-        lay = QVBoxLayout(self)
         form = QFormLayout()
         self.name_edit = named(QLineEdit(), "Name of the new voice")
         self.name_edit.textChanged.connect(lambda _t: self._update())
@@ -240,7 +237,6 @@ class UseStep(QWidget):
         self.blend_spin.valueChanged.connect(lambda _v: self._show_choice())
         self.blend_note = note_label("What a blend gives", "more natural, a little less like you")
         form.addRow("", hrow(self.blend_check, self.blend_spin, (self.blend_note, 1), stretch=False))
-        lay.addLayout(form)
         self.save_btn = button("&Save as voice", "Save as voice",
                                "Save the chosen try as a voice (it appears on the Speak page)", self.save)
         self.replace_check = named(QCheckBox("Replace a voice of that name"), "Replace an existing voice of that name")
@@ -248,17 +244,14 @@ class UseStep(QWidget):
         self.speak_btn = button("Use on the S&peak page", "Use the voice on the Speak page",
                                 "Go to the Speak page with the new voice chosen",
                                 lambda: open_with(self.wiz.win, "Speak", "voice_box", self.saved_name))
-        lay.addLayout(hrow(self.save_btn, self.replace_check, self.speak_btn))
         self.try_text = named(QLineEdit(TRY_TEXT), "Sentence to try the voice with")
         self.try_btn = button("&Try it", "Try the voice", "Speak the sentence with the new voice", self.try_voice)
-        lay.addLayout(hrow((self.try_text, 1), self.try_btn, stretch=False))
         self.export_btn = button("&Export as Piper voice…", "Export as Piper voice",
                                  "Write NAME.onnx + NAME.onnx.json to a folder (for Piper and other apps)",
                                  asker(self, "Export the voice to a folder", lambda d: self.export_to(Path(d))))
-        lay.addLayout(hrow(self.export_btn))
         self.info = note_label("Save and export status")
-        lay.addWidget(self.info)
-        lay.addStretch(1)
+        vbox(self, form, hrow(self.save_btn, self.replace_check, self.speak_btn),
+             hrow((self.try_text, 1), self.try_btn, stretch=False), hrow(self.export_btn), self.info, None)
         wizard.trainer.job_progress.connect(self._on_progress)
         wizard.trainer.job_finished.connect(self._on_finished)
         wizard.compute.job_progress.connect(self._on_progress)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QPushButton, QWidget
 
 from speechstudio.finetune.run import RunError
 from speechstudio.finetune.trade import load_trade
-from speechstudio.gui.common import add_row, bare, button, hrow, named, note_label, table
+from speechstudio.gui.common import add_row, bare, button, hrow, named, note_label, table, vbox
 from speechstudio.gui.devices import allow
 from speechstudio.gui.wheel_guard import guard_wheel
 
@@ -136,11 +136,8 @@ class TradeView(QWidget):
         self.chosen: int | None = None
         self.names: list[str] = []
         self.audio = audio
-        lay = bare(QVBoxLayout(self))
         self.summary = note_label("Which try is recommended", NOTHING_YET)
-        lay.addWidget(self.summary)
-        self.table = table("Tries of the voice", COLUMNS, stretch_last=False)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table = table("Tries of the voice", COLUMNS, stretch_last=False, single=True)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -152,7 +149,7 @@ class TradeView(QWidget):
         self.plot = TradePlot()
         self.plot.clicked.connect(self.choose)
         # side by side: the page is short at 1280x768 with the docks open
-        lay.addLayout(hrow((self.table, 6), (self.plot, 5), stretch=False), 1)
+        bare(vbox(self, self.summary, (hrow((self.table, 6), (self.plot, 5), stretch=False), 1)))
 
     def set_trade(self, trade, run_dir: Path | None = None) -> None:
         """Show ``trade`` (None: nothing judged yet) of run ``run_dir`` (its samples: Play). The choice
@@ -174,8 +171,7 @@ class TradeView(QWidget):
             add_row(self.table, cells, [tip] * len(cells))
             self.table.setCellWidget(i, len(COLUMNS) - 1, self._play_button(self.names[i], sample_of(run_dir, r.step)))
         self.table.blockSignals(False)
-        # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
-        # the naturalness floor without the user's choice)
+        # nothing recommended: nothing chosen; the Use step saves the trainer's best, never an unnatural try unasked
         self.choose(next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec))
 
     def _play_button(self, name: str, sample: Path | None) -> QPushButton:

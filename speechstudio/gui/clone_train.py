@@ -7,12 +7,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel,
-                               QTableWidget, QTabWidget, QVBoxLayout, QWidget)
+                               QTableWidget, QTabWidget, QWidget)
 
 from speechstudio.finetune.vits.presets import estimate
 from speechstudio.gui.clone_trade import TradeView, load_run_trade
 from speechstudio.gui.common import (WARNING_COLOR, add_row, bare, buddy_label, button, combo, device_picker, hrow,
-                                     named, note_label, set_font, spin, tint)
+                                     named, note_label, set_font, spin, tint, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.devices import allow
 from speechstudio.gui.stage_clock import STAGE_NAMES, StageClock
@@ -194,10 +194,8 @@ class TrainStep(TrainingStep):
         self.best_val: float | None = None
         self.clock = None  # a StageClock while a run goes
         self._tick = QTimer(self, interval=1000, timeout=self._show_clock)
-        lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.preset_box = combo("Training preset", PRESETS)
-        self.preset_box.setCurrentText("standard")
+        self.preset_box = combo("Training preset", PRESETS, current="standard")
         self.preset_box.currentTextChanged.connect(self._preset_changed)
         self.preset_note = note_label("What the preset gives")  # time and quality, in words
         form.addRow(buddy_label("&Preset", self.preset_box), hrow(self.preset_box, (self.preset_note, 1), stretch=False))
@@ -223,8 +221,8 @@ class TrainStep(TrainingStep):
         form.addRow("Estimate", self.estimate)
         form.setRowVisible(self.estimate, False)  # until there is one
         self.form = form
-        lay.addLayout(form)
-        self._add_controls(lay, "Start fine-tuning from the base voice", "Stop and keep the voice learnt so far (Esc)")
+        controls = self._controls("Start fine-tuning from the base voice",
+                                  "Stop and keep the voice learnt so far (Esc)")
         self.warning = note_label("Over-training warning")
         tint(self.warning, WARNING_COLOR, bold=True)  # palette, not a style sheet: follows the theme
         set_font(self.warning, 12)
@@ -232,13 +230,11 @@ class TrainStep(TrainingStep):
         self.warning.setFrameShape(QFrame.Shape.Box)
         self.warning.setLineWidth(2)
         self.warning.setVisible(False)
-        lay.addWidget(self.warning)
         self.closeness = note_label("How close is your clone")
         self.closeness.setToolTip("At each check the voice speaks a few of your sentences and is compared with "
                                   "your recordings: speaker similarity (your own recordings score about 0.9), "
                                   "naturalness (1-5) and pitch. The best version is chosen by it.")
         self.closeness.setVisible(False)
-        lay.addWidget(self.closeness)
         # how each judged try sounds (and the choice of the try to save), its samples, the losses
         self.trade_view = TradeView(self.wiz.audio)
         self.trade_view.play.connect(self._play)
@@ -247,13 +243,11 @@ class TrainStep(TrainingStep):
         self.sample_table = SampleTable(self.wiz.audio)
         self.sample_table.play.connect(self._play)
         listen = QWidget()
-        listen_lay = bare(QVBoxLayout(listen))
-        listen_lay.addWidget(QLabel("What each try says (a fixed sentence and one of yours):"))
-        listen_lay.addWidget(self.sample_table, 1)
+        bare(vbox(listen, QLabel("What each try says (a fixed sentence and one of yours):"), (self.sample_table, 1)))
         self.views.addTab(self.trade_view, "How each try sounds")
         self.views.addTab(listen, "Listen")
         self.views.addTab(self.curves, "How training goes")
-        lay.addWidget(self.views, 1)
+        vbox(self, form, *controls, self.warning, self.closeness, (self.views, 1))
         self.option_widgets = (self.preset_box, self.steps_spin, self.batch_spin, self.device_box, self.prosody_check)
         self._preset_changed(self.preset_box.currentText())
         self._update()

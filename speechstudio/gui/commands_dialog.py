@@ -42,8 +42,7 @@ class CommandsDialog(QDialog):
             self.error = str(e)
             self.table = CommandTable()
         self.lang_box = combo("Commands language", sorted(self.table.languages),
-                              "Language code (en, de, fr, ...); type a new one to add a table")
-        self.lang_box.setEditable(True)
+                              "Language code (en, de, fr, ...); type a new one to add a table", editable=True)
         self.grid = table_widget("Spoken commands table", ("Say", "Does"), editable=True, numbers=True)
         self.grid.setColumnWidth(0, 220)
         self.note = note_label("About spoken commands", self.error or "Say the words on the left while dictating. "
@@ -66,9 +65,7 @@ class CommandsDialog(QDialog):
         r = self.grid.rowCount()
         self.grid.insertRow(r)
         self.grid.setItem(r, 0, QTableWidgetItem(c.say))
-        does = combo("", PRESETS.values())
-        does.setEditable(True)
-        does.setCurrentText(describe(c))
+        does = combo("", PRESETS.values(), current=describe(c), editable=True)
         self.grid.setCellWidget(r, 1, does)
 
     def _fill(self, lang: str) -> None:

@@ -69,10 +69,12 @@ def button(text: str, name: str, tip: str = "", slot=None) -> QPushButton:
     return named(QPushButton(text), name, tip, slot)
 
 
-def combo(name: str, items=(), tip: str = "") -> QComboBox:
-    """A combo box of ``items`` (texts, or ``(text, data)`` pairs) with its accessible name and tooltip."""
+def combo(name: str, items=(), tip: str = "", *, current=None, editable: bool = False) -> QComboBox:
+    """A combo box of ``items`` (texts, or ``(text, data)`` pairs) with its accessible name and tooltip, at
+    ``current`` (see :func:`refill`), typed into when ``editable``."""
     box = named(QComboBox(), name, tip)
-    refill(box, items)
+    box.setEditable(editable)
+    refill(box, items, current)
     return box
 
 
@@ -93,11 +95,11 @@ def refill(box: QComboBox, items, keep=None) -> None:
 
 
 def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
-          stretch_last: bool = True, single: bool = False) -> QTableWidget:
-    """A table of ``headers`` that selects whole rows (one at a time when ``single``), with its accessible name;
-    read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched unless ``stretch_last``
-    is False; Tab goes to the next widget unless ``editable``."""
-    t = named(QTableWidget(rows, len(headers)), name)
+          stretch_last: bool = True, single: bool = False, t: QTableWidget | None = None) -> QTableWidget:
+    """A table of ``headers`` (``t``, else a new one) that selects whole rows (one at a time when ``single``), with
+    its accessible name; read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched
+    unless ``stretch_last`` is False; Tab goes to the next widget unless ``editable``."""
+    t = named(QTableWidget(rows, len(headers)) if t is None else t, name)
     t.setHorizontalHeaderLabels(list(headers))
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     if single:
@@ -248,11 +250,13 @@ class FlowLayout(QLayout):
 
 
 def vbox(parent, *items) -> QVBoxLayout:
-    """A column layout on ``parent`` of ``items``: widgets, layouts, or ``(item, stretch[, alignment])``."""
+    """A column layout on ``parent`` of ``items``: widgets, layouts, or ``(item, stretch[, alignment])``; ``int``:
+    spacing in pixels; ``None``: a stretch."""
     lay = QVBoxLayout(parent)
     for item in items:
         item, *stretch = item if isinstance(item, tuple) else (item,)
-        (lay.addLayout if isinstance(item, QLayout) else lay.addWidget)(item, *stretch)
+        (lay.addStretch(1) if item is None else lay.addSpacing(item) if isinstance(item, int)
+         else (lay.addLayout if isinstance(item, QLayout) else lay.addWidget)(item, *stretch))
     return lay
 
 
@@ -402,10 +406,8 @@ def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
     n = table.columnCount()
     if n == 0:
         return
-    widths = []
-    for c in range(n - 1):
-        want = max(table.sizeHintForColumn(c), header.sectionSizeHint(c), min_width)
-        widths.append(min(want, caps.get(c, want)))
+    wants = [max(table.sizeHintForColumn(c), header.sectionSizeHint(c), min_width) for c in range(n - 1)]
+    widths = [min(want, caps.get(c, want)) for c, want in enumerate(wants)]
     room = table.viewport().width() - max(min_width * 2, header.sectionSizeHint(n - 1))
     while sum(widths) > room and max(widths) > min_width:
         i = widths.index(max(widths))
@@ -536,8 +538,7 @@ class ModelPicker(QComboBox):
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
         self.default_hint = named(QLabel(self.lineEdit()), "Default model name")
         self.default_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        # drawn in the palette's placeholder colour, whichever palette is current (a set palette kept the light
-        # theme's dark grey after a switch to dark)
+        # the current palette's placeholder colour (a palette set here would not follow a theme switch)
         self.default_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.default_hint.hide()
         self.currentTextChanged.connect(self._place_hint)

@@ -76,7 +76,7 @@ class DoctorDialog(QDialog):
         self.copy = buttons.addButton("Copy report", QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         self.again.clicked.connect(self.start)
-        self.copy.clicked.connect(self.copy_report)
+        self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.report_text()))
         vbox(self, self.status, (self.tree, 1), buttons)
         self._relay = _Relay(self)
         self._relay.checked.connect(self._add, Qt.ConnectionType.QueuedConnection)
@@ -122,9 +122,6 @@ class DoctorDialog(QDialog):
     def report_text(self) -> str:
         """The verdicts so far as ``speechstudio doctor`` prints them."""
         return to_text(self.checks, __version__)
-
-    def copy_report(self) -> None:
-        QGuiApplication.clipboard().setText(self.report_text())
 
 
 def show_doctor_dialog(parent: QWidget | None) -> None:

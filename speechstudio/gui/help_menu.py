@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import platform
+from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 
@@ -44,11 +45,9 @@ def library_versions() -> list[tuple[str, str, str]]:
     for name in LIBRARIES:
         dist = None
         for candidate in (name, "PySide6") if name == "PySide6-Essentials" else (name,):
-            try:
+            with suppress(metadata.PackageNotFoundError):
                 dist = metadata.distribution(candidate)
                 break
-            except metadata.PackageNotFoundError:
-                continue
         out.append((name, dist.version, _dist_license(dist)) if dist else (name, "not installed", ""))
     return out
 
@@ -68,18 +67,13 @@ def piper_voice_licenses() -> list[tuple[str, str]]:
 
     rows = []
     for v in package_voices():
-        try:
-            package = _dist_license(metadata.distribution(v.package)) or "see its package"
-        except metadata.PackageNotFoundError:
-            package = "see its package"
-        card = Path(v.location).parent / "MODEL_CARD"
-        dataset = ""
-        try:
-            text = card.read_text(encoding="utf-8", errors="replace")
+        package, dataset = "see its package", ""
+        with suppress(metadata.PackageNotFoundError):
+            package = _dist_license(metadata.distribution(v.package)) or package
+        with suppress(OSError):
+            text = (Path(v.location).parent / "MODEL_CARD").read_text(encoding="utf-8", errors="replace")
             dataset = next((line.split(":", 1)[1].strip() for line in text.splitlines()
                             if line.lstrip("* ").lower().startswith("license:")), "")
-        except OSError:
-            pass
         rows.append((f"{v.name} voice", f"package {package}" + (f"; dataset {dataset} (model card)" if dataset else "")))
     return rows
 

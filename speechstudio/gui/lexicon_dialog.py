@@ -75,12 +75,8 @@ class LexiconDialog(QDialog):
             self.table.removeRow(r)
 
     def entries(self) -> list[tuple[str, str]]:
-        out = []
-        for r in range(self.table.rowCount()):
-            w, p = self.table.item(r, 0), self.table.item(r, 1)
-            if w and p and w.text().strip() and p.text().strip():
-                out.append((w.text(), p.text()))
-        return out
+        cells = ((self.table.item(r, 0), self.table.item(r, 1)) for r in range(self.table.rowCount()))
+        return [(w.text(), p.text()) for w, p in cells if w and p and w.text().strip() and p.text().strip()]
 
     def save(self) -> None:
         """Write the table to the lexicon file (atomically) and close; a bad row keeps it open."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import logging
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFrame,
                                QLabel, QLineEdit, QListWidget, QMainWindow, QPlainTextEdit, QScrollArea, QSizePolicy,
@@ -31,8 +31,7 @@ FRAME_WAIT_TRIES = 30  # x 100 ms: how long the first window waits for the windo
 class MainWindow(WindowMenusMixin, QMainWindow):
     def __init__(self, audio_backend=None, start_monitor: bool = True) -> None:
         super().__init__()
-        # the application's display name alone (Qt appends it to any title not ending with it: the window was
-        # "SpeechStudio 0.1.0 — SpeechStudio"); the version is in Help > About
+        # the display name alone: Qt appends it to any title not ending with it (the version is in Help > About)
         self.setWindowTitle("SpeechStudio")
         self.setAccessibleName("SpeechStudio main window")
         self._fit_to_screen()
@@ -125,15 +124,11 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def _fit_to_screen(self) -> None:
         """First-launch size :data:`FIRST_SIZE` and minimum :data:`MIN_SIZE`, capped by the screen."""
         screen = self.screen() or QGuiApplication.primaryScreen()
-        avail = screen.availableGeometry() if screen is not None else None
-        w, h = FIRST_SIZE
-        mw, mh = MIN_SIZE
-        if avail is not None and avail.width() > 0 and avail.height() > 0:
-            w, h = min(w, avail.width()), min(h, avail.height())
-            mw, mh = min(mw, avail.width()), min(mh, avail.height())
+        avail = screen.availableGeometry() if screen is not None else QRect()
+        room = QSize(*FIRST_SIZE) if avail.isEmpty() else avail.size()  # no screen size known: not capped
         # explicit, so a page's long unbreakable text cannot widen the window past the screen
-        self.setMinimumSize(mw, mh)
-        self.resize(w, h)
+        self.setMinimumSize(QSize(*MIN_SIZE).boundedTo(room))
+        self.resize(QSize(*FIRST_SIZE).boundedTo(room))
         self._frame_wait = False
 
     def clamp_to_screen(self) -> None:
@@ -142,12 +137,9 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         if screen is None or self.isMaximized() or self.isFullScreen():
             return
         avail = screen.availableGeometry()
-        frame = self.frameGeometry()
-        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
-        w = min(self.width(), avail.width() - extra_w)
-        h = min(self.height(), avail.height() - extra_h)
-        if (w, h) != (self.width(), self.height()):
-            self.resize(max(w, self.minimumWidth()), max(h, self.minimumHeight()))
+        size = self.size().boundedTo(avail.size() - (self.frameGeometry().size() - self.size()))  # the frame inside
+        if size != self.size():
+            self.resize(size.expandedTo(self.minimumSize()))
         frame = self.frameGeometry()
         x = min(max(frame.x(), avail.x()), avail.right() + 1 - frame.width())
         y = min(max(frame.y(), avail.y()), avail.bottom() + 1 - frame.height())

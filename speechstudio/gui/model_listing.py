@@ -70,13 +70,9 @@ def dedupe(models: list) -> tuple[list, dict[str, list[str]]]:
             aliases.setdefault(pkg.name, []).append(m.name)
             continue
         keep.append(m)
-    out = []
-    for m in keep:
-        if m.name in aliases:
-            also = ", ".join(aliases[m.name])
-            m = replace(m, description=f"{m.description}; also known as {also}" if m.description else f"also known as {also}")
-        out.append(m)
-    return out, aliases
+    also = {name: f"also known as {', '.join(names)}" for name, names in aliases.items()}
+    return [replace(m, description="; ".join(filter(None, (m.description, also[m.name])))) if m.name in also else m
+            for m in keep], aliases
 
 
 def default_model(online: bool) -> tuple[str, str]:

@@ -123,10 +123,10 @@ class ModelsPage(QWidget):
         self.remove_voice_btn = button("Remove voice", "Remove selected voice", slot=self._remove_voice_selected)
         # plain names; the Hub id is the data and the tooltip (typed ids work too)
         self.voice_id_box = combo("Voice to download", [(VOICE_NAMES.get(i, i), i) for i in DOWNLOADABLE_VOICES],
-                                  "A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, kakao-enterprise/vits-ljs…)")
+                                  "A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, "
+                                  "kakao-enterprise/vits-ljs…)", editable=True)
         for i, hf_id in enumerate(DOWNLOADABLE_VOICES):
             self.voice_id_box.setItemData(i, hf_id, Qt.ItemDataRole.ToolTipRole)
-        self.voice_id_box.setEditable(True)
         self.voice_id_box.setMinimumContentsLength(18)
         self.download_voice_btn = button("Download voice", "Download the voice", slot=self.download_voice_selected)
         vbox(vgroup, self.voice_table, hrow(self.import_voice_btn, self.remove_voice_btn, None, self.voice_id_box,

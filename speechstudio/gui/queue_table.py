@@ -6,8 +6,9 @@ import os
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
 
+from speechstudio.gui.common import table
 from speechstudio.gui.contrast import readable
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language
@@ -53,18 +54,11 @@ class QueueTable(QTableWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(0, len(COLS), parent)
-        self.setHorizontalHeaderLabels(COLS)
-        self.setAccessibleName("Transcription queue")
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setTabKeyNavigation(False)    # Tab goes on to Edit transcript, Export...; the arrows move between rows
-        self.verticalHeader().setVisible(False)
+        table("Transcription queue", COLS, single=True, stretch_last=False, t=self)  # Tab goes on to Edit transcript
         self.setWordWrap(False)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         h = self.horizontalHeader()
-        h.setStretchLastSection(False)
         h.setMinimumSectionSize(48)
         fm = self.fontMetrics()
         pad = 24

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QFormLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QSizePolicy, QWidget
 
 from speechstudio.atomic import atomic_path
 from speechstudio.audio.encode import AudioEncoder, check_output_suffix
 from speechstudio.audio.levels import take_levels
 from speechstudio.audio.waveform import peaks
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings
+from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings, vbox
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.waveform_view import WaveformView
@@ -36,7 +36,6 @@ class RecordPage(QWidget):
         self.audio = win.audio
         self.recording: np.ndarray | None = None
         self.saved_path: Path | None = None
-        lay = QVBoxLayout(self)
         form = QFormLayout()
         self.device_box = combo("Microphone")
         form.addRow("Microphone", self.device_box)
@@ -44,15 +43,13 @@ class RecordPage(QWidget):
         form.addRow("Level", self.meter)
         self.length = named(QLabel("no recording yet"), "Recording length")
         form.addRow("Recording", self.length)
-        lay.addLayout(form)
         self.rec_btn = button("● Record", "Record", slot=self.start)
         self.stop_btn = button("■ Stop", "Stop recording", slot=self.stop)
         self.play_btn = button("▶ Play", "Play recording", "Play the recording (Space)", self.play)
         self.save_btn = button("Save as…", "Save recording as", slot=self._save_dialog)
         self.send_btn = button("Send to Transcribe", "Send recording to Transcribe", slot=self.send_to_transcribe)
-        lay.addLayout(hrow(self.rec_btn, self.stop_btn, self.play_btn, self.save_btn, self.send_btn))
+        buttons = hrow(self.rec_btn, self.stop_btn, self.play_btn, self.save_btn, self.send_btn)
         self.note = note_label("Recording status")
-        lay.addWidget(self.note)
         self.waveform = WaveformView()  # live while recording (the meter's level per tick), the take after
         self.waveform.setMinimumHeight(120)
         self.waveform.setMaximumHeight(260)
@@ -60,9 +57,8 @@ class RecordPage(QWidget):
         self.waveform.setToolTip("The recording: its loudness over time")
         self.waveform.setEnabled(False)  # no seeking: Play plays the whole take
         self.waveform.placeholder = "Your recording will be drawn here"
-        lay.addWidget(self.waveform, 1)
         self.levels = note_label("Recording levels")
-        lay.addWidget(self.levels)
+        vbox(self, form, buttons, self.note, (self.waveform, 1), self.levels)
         self._live: list[float] = []  # the level (linear amplitude) at each tick of the recording
         self.device_box.currentIndexChanged.connect(self._device_changed)
         self._timer = QTimer(self, interval=int(TICK_S * 1000), timeout=self._tick)

@@ -1,17 +1,11 @@
 """The Settings dialog (File > Settings…, Ctrl+,): the values of :mod:`speechstudio.gui.preferences`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox
+from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox
 
 from speechstudio.batch.subtitles import MIN_LINE_WIDTH
 from speechstudio.gui import preferences as prefs
 from speechstudio.gui.common import combo, hrow, line_edit, named, note_label, path_row, spin, vbox
-
-
-def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
-    box = combo(name, items, tip)
-    box.setCurrentText(current)
-    return box
 
 
 class SettingsDialog(QDialog):
@@ -40,9 +34,9 @@ class SettingsDialog(QDialog):
 
         rec = QGroupBox("Recognition")
         f = QFormLayout(rec)
-        self.device = _pick("Default device", prefs.DEVICES, p.device)
-        self.precision = _pick("Default precision", prefs.PRECISIONS, p.precision, "Precision of the numbers on the "
-                               "GPU: auto picks fp16 on NVIDIA GPUs (faster, half the memory) and fp32 on the CPU")
+        self.device = combo("Default device", prefs.DEVICES, current=p.device)
+        self.precision = combo("Default precision", prefs.PRECISIONS, "Precision of the numbers on the GPU: auto picks "
+                               "fp16 on NVIDIA GPUs (faster, half the memory) and fp32 on the CPU", current=p.precision)
         f.addRow("Device", self.device)
         note = note_label("What the number format is", "how exactly the recogniser computes: auto is right on "
                           "every computer (smaller formats are faster on a graphics card)")
@@ -55,7 +49,7 @@ class SettingsDialog(QDialog):
                                    p.cache_dir)
         f.addRow("Data folder", path_row(self.data_dir, "Data folder", self))
         f.addRow("Model cache", path_row(self.cache_dir, "Model cache folder", self))
-        self.theme = _pick("Theme", prefs.THEMES, p.theme)
+        self.theme = combo("Theme", prefs.THEMES, current=p.theme)
         f.addRow("Theme", self.theme)
         f.addRow(note_label("When settings apply",
                             "Data and cache folders take effect the next time SpeechStudio starts."))

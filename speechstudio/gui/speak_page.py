@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import suppress
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QPlainTextEdit, QSlider, QWidget
 
 from speechstudio.errors import SpeechStudioError, kind_of
-from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings
+from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings, vbox
 from speechstudio.gui.lexicon_dialog import LexiconDialog
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.wording import SLIDER_WORDS, plain_error
@@ -40,27 +41,26 @@ class SpeakPage(QWidget):
         self._t_voice = 0.0
         self._preload_job: int | None = None
         self.sentences = 0
-        lay = QVBoxLayout(self)
         self.text = named(QPlainTextEdit(), "Text to speak")
         self.text.setPlaceholderText("Type or paste text; Ctrl+Enter speaks it.")
-        lay.addWidget(self.text, 1)
         form = QFormLayout()
         self.voice_box = combo("Voice", [DEFAULT_VOICE])
         self.voice_box.setMinimumWidth(260)
         self.speaker_box = combo("Speaker", ["single speaker"])
         self.speaker_box.setEnabled(False)
         form.addRow("Voice", hrow((self.voice_box, 1), QLabel("Speaker"), (self.speaker_box, 1), stretch=False))
-        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100)
-        self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67)
+        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100,
+                                                  lambda v: f"{v / 100:.2f}×")
+        self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67,
+                                                    lambda v: f"{v / 100:.2f}")
         self.noise_w, self.noise_w_label = self._slider(form, SLIDER_WORDS["noise_w"][0], *SLIDER_WORDS["noise_w"],
-                                                        0, 100, 80)
+                                                        0, 100, 80, lambda v: f"{v / 100:.2f}")
         # pitch shift in half semitones; follows the voice's own (a clone's measured offset) until the user moves it
         self.pitch, self.pitch_label = self._slider(form, "Pitch", "Pitch shift (semitones)", "Shift the pitch, "
                                                     "formants kept; a cloned voice starts at its recordings' pitch",
-                                                    -24, 24, 0)
+                                                    -24, 24, 0, lambda v: f"{v / 2:+.1f} semitones")
         self.pitch_own = True
         self.pitch.valueChanged.connect(self._pitch_moved)
-        lay.addLayout(form)
         self.speak_btn = button("Speak", "Speak", "Speak the text; playback starts after the first sentence "
                                 "(Ctrl+Enter)", self.speak)
         self.stop_btn = button("Stop", "Stop speaking", "Stop speaking (Esc)", self.stop)
@@ -71,12 +71,9 @@ class SpeakPage(QWidget):
         self.documents = SpeakDocuments(self)  # Open text… and Audiobook…
         self.stop_btn.clicked.connect(self.documents.stop)
         self.info = note_label("Speech status")
-        lay.addLayout(hrow(self.speak_btn, self.stop_btn, self.save_btn, self.documents.open_btn,
-                           self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
-        for s in (self.rate, self.noise, self.noise_w, self.pitch):
-            s.valueChanged.connect(self._update_labels)
+        vbox(self, (self.text, 1), form, hrow(self.speak_btn, self.stop_btn, self.save_btn, self.documents.open_btn,
+                                              self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
-        self._update_labels()
         self.stop_btn.setEnabled(False)
         if not self.audio.available:
             self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
@@ -85,32 +82,25 @@ class SpeakPage(QWidget):
         self.compute.job_finished.connect(self._on_finished)
 
     @staticmethod
-    def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int) -> tuple[QSlider, QLabel]:
-        """A form row ``label``: a slider from ``lo`` to ``hi`` and the label showing its value."""
+    def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int,
+                shown) -> tuple[QSlider, QLabel]:
+        """A form row ``label``: a slider from ``lo`` to ``hi`` and a label saying ``shown(its value)``."""
         slider = named(QSlider(Qt.Orientation.Horizontal), name, tip)
         slider.setRange(lo, hi)
         slider.setValue(value)
-        shown = QLabel()
-        shown.setMinimumWidth(60)
-        form.addRow(label, hrow((slider, 1), shown, stretch=False))
-        return slider, shown
-
-    def _update_labels(self) -> None:
-        self.rate_label.setText(f"{self.rate.value() / 100:.2f}×")
-        self.noise_label.setText(f"{self.noise.value() / 100:.2f}")
-        self.noise_w_label.setText(f"{self.noise_w.value() / 100:.2f}")
-        self.pitch_label.setText(f"{self.pitch.value() / 2:+.1f} semitones")
+        text = QLabel(shown(value))
+        text.setMinimumWidth(60)
+        slider.valueChanged.connect(lambda v: text.setText(shown(v)))
+        form.addRow(label, hrow((slider, 1), text, stretch=False))
+        return slider, text
 
     def _pitch_moved(self, _value: int) -> None:
-        if not self.pitch.signalsBlocked():
-            self.pitch_own = False
+        self.pitch_own = False
 
     def _set_pitch_to_voice(self, semitones: float) -> None:
         """Put the pitch slider at the voice's own shift (it then follows the voice again)."""
-        with QSignalBlocker(self.pitch):
-            self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
+        self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
         self.pitch_own = True
-        self._update_labels()
 
     def _restore(self) -> None:
         s = settings()
@@ -120,10 +110,8 @@ class SpeakPage(QWidget):
             self.voice_box.addItem(v)
         self.voice_box.setCurrentText(v)
         for key, slider in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w)):
-            try:
+            with suppress(TypeError, ValueError):
                 slider.setValue(int(s.value(f"speak/{key}", slider.value())))
-            except (TypeError, ValueError):
-                pass
 
     def save_settings(self) -> None:
         s = settings()

@@ -75,8 +75,7 @@ class TranscriptEditor(QWidget):
             e.editingFinished.connect(self._apply_times)
         self.save_btn = button("Save", "Save the transcript", "Save into the .json transcript (Ctrl+S); edits are also "
                                "saved a second after you stop typing", self.flush)
-        self.export_box = combo("Export the edited transcript as", FORMATS)
-        self.export_box.setCurrentText("srt")
+        self.export_box = combo("Export the edited transcript as", FORMATS, current="srt")
         self.export_btn = button("Export…", "Export the edited transcript",
                                  "Write the edited transcript as the chosen format", self._export_dialog)
         # rows that wrap in a narrow window (1024 px: the page scrolled sideways), each group kept on one line
@@ -85,16 +84,16 @@ class TranscriptEditor(QWidget):
                      [self.save_btn, self.export_box, self.export_btn])
         # 0.5x-2x, pitch kept (speechstudio.audio.tempo); the text and the bar stay in the file's time
         self.speed_box = combo("Playback speed", [(f"{s:g}×", s) for s in SPEEDS],
-                               "Listen faster or slower; voices keep their pitch and the text still follows")
-        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
+                               "Listen faster or slower; voices keep their pitch and the text still follows",
+                               current=1.0)
         self.speed_box.currentIndexChanged.connect(lambda _i: self._set_speed(float(self.speed_box.currentData())))
         self.speed_label = buddy_label("Speed", self.speed_box)
         down = Qt.AlignmentFlag.AlignBottom  # on the slider's line
         seek = hrow((self.seek_bar, 1), (self.speed_label, 0, down), (self.speed_box, 0, down), stretch=False)
 
         self.speaker_box = combo("Speaker of the segment or of the selected words", tip="Choose or type who says this "
-                                 "segment (or only the selected words: the segment is split around them); Enter applies")
-        self.speaker_box.setEditable(True)
+                                 "segment (or only the selected words: the segment is split around them); Enter "
+                                 "applies", editable=True)
         self.speaker_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.speaker_box.setMinimumContentsLength(14)
         self.speaker_box.activated.connect(lambda _i: self.assign_speaker(self.speaker_box.currentText()))

@@ -91,7 +91,6 @@ class TranscriptView(QWidget):
         self.segments = table("Transcript segments; click one to hear it", ("Start", "End", "Text"))
         self.segments.setColumnWidth(0, 70)
         self.segments.setColumnWidth(1, 70)
-        self.segments.setWordWrap(True)
         self.player = SegmentPlayer(audio, io, self) if audio is not None and io is not None else None
         if self.player is not None:
             self.player.message.connect(self.status_message)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressBar, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressBar, QScrollArea, QWidget
 
 from speechstudio.audio.decode import AudioReader
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune.manifest import Manifest
 from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
-                                     set_font, tint)
+                                     set_font, tint, vbox)
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
@@ -83,11 +83,9 @@ class WizardPage(QWidget):
         self.dataset_dir: Path | None = None
         for attr, make in zip(("base_step", "dataset", "train", "use"), self.STEP_TYPES):
             setattr(self, attr, make(self))  # one at a time: a step may use those made before it
-        lay = QVBoxLayout(self)
         self.step_bar = named(QLabel(""), "Wizard steps")
         set_font(self.step_bar, 12)
         self.step_bar.setMargin(4)
-        lay.addWidget(self.step_bar)
         self.stack = CurrentStack()
         self.steps = [self.base_step, self.dataset, self.train, self.use]
         for s in self.steps:
@@ -100,15 +98,13 @@ class WizardPage(QWidget):
         self.step_area.setWidgetResizable(True)
         self.step_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         holder = QWidget()  # the scroll area asks the holder's layout, which asks CurrentStack (not Qt's stack)
-        hold = bare(QVBoxLayout(holder))
-        hold.addWidget(self.stack)
+        bare(vbox(holder, self.stack))
         self.step_area.setWidget(holder)
-        lay.addWidget(self.step_area, 1)
         self.back_btn = button("◀ Bac&k", "Back to the previous step", "", self.back)
         self.next_btn = button("&Next ▶", "Next step", "", self.next)
         self.why = note_label("What the step needs")
         self.why.setWordWrap(self.WRAP_WHY)
-        lay.addLayout(hrow(self.back_btn, (self.why, 1), self.next_btn, stretch=False))
+        vbox(self, self.step_bar, (self.step_area, 1), hrow(self.back_btn, (self.why, 1), self.next_btn, stretch=False))
 
     def refresh_models(self) -> bool:
         """List the models and voices again on the Models page (which refills the other pages' pickers);
@@ -249,13 +245,11 @@ class BaseStepFrame(QWidget):
         self.changed.connect(self._show_name_note)
         self._show_name_note()
 
-    def _add_runs_row(self, lay: QVBoxLayout, tip: str) -> None:
+    def _runs_row(self, tip: str):
         """The "continue an earlier run" row (``run_box``, ``open_btn`` -> ``wiz.open_run(name)``)."""
-        lay.addSpacing(12)
         self.run_box = combo("Earlier runs")
         self.open_btn = button("&Open run", "Open earlier run", tip, lambda: self.wiz.open_run(self.run_box.currentText()))
-        lay.addLayout(hrow(QLabel("Or continue an earlier run:"), (self.run_box, 1), self.open_btn, stretch=False))
-        lay.addStretch(1)
+        return hrow(QLabel("Or continue an earlier run:"), (self.run_box, 1), self.open_btn, stretch=False)
 
     def _show_runs(self, runs) -> None:
         refill(self.run_box, [r.name for r in runs])
@@ -291,7 +285,7 @@ class BaseStepFrame(QWidget):
 
 
 class TrainingStep(QWidget):
-    """Step 3's run control. Subclasses call :meth:`_add_controls`, set ``curves``, ``steps_spin`` and
+    """Step 3's run control. Subclasses lay out :meth:`_controls`, set ``curves``, ``steps_spin`` and
     ``option_widgets``, and implement ``run_dir()``, ``_make_job(resume)``, ``_reset_view(keep)``,
     ``_on_event(kind, ev)``, ``_show_failure``, ``_show_done`` and ``has_model()``. Signal ``changed()`` when
     training starts or ends."""
@@ -313,34 +307,27 @@ class TrainingStep(QWidget):
         self.worker.job_progress.connect(self._on_progress)
         self.worker.job_finished.connect(self._on_finished)
 
-    def _add_controls(self, lay: QVBoxLayout, start_tip: str, stop_tip: str, *between: QWidget) -> None:
-        """Add the Start / Pause / Resume / Stop row with the state line, ``between``, then the
-        progress bar and the speed line."""
+    def _controls(self, start_tip: str, stop_tip: str, *between: QWidget) -> list:
+        """The Start / Pause / Resume / Stop row with the state line, ``between``, then the progress bar and
+        the speed line (items for :func:`~speechstudio.gui.common.vbox`)."""
         self.start_btn = button("S&tart", "Start training", start_tip, self.start)
         self.pause_btn = button("P&ause", "Pause training", "Pause after the current step", self.pause)
         self.resume_btn = button("&Resume", "Resume training",
                                  "Resume a paused run, or continue the saved run from its last checkpoint", self.resume)
         self.stop_btn = button("St&op", "Stop training", stop_tip, self.stop)
         self.state = note_label("Training state", "not started")
-        lay.addLayout(hrow(self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn, (self.state, 1),
-                           stretch=False))
-        for w in between:
-            lay.addWidget(w)
         self.progress = named(QProgressBar(), "Training progress")
         self.progress.setFormat("not started")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        lay.addWidget(self.progress)
         self.speed = named(QLabel(""), "Training speed and time left")
-        lay.addWidget(self.speed)
+        return [hrow(self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn, (self.state, 1), stretch=False),
+                *between, self.progress, self.speed]
 
     def _say(self, text: str, error: bool = False) -> None:
         """Show ``text`` on the state line (in red and bold for an ``error``)."""
         tint(self.state, ERROR_COLOR if error else None, bold=error)
         self.state.setText(text)
-
-    def run_dir(self) -> Path:
-        raise NotImplementedError
 
     def resumable(self) -> bool:
         """True when the run folder holds a checkpoint to continue from."""
