@@ -371,6 +371,22 @@ def test_output_names_compared_case_insensitively(tmp_path):
     assert [p["txt"].name for p in plan] == ["Talk.wav.txt", "talk.mp3.txt"]
 
 
+def test_inputs_whose_names_and_folders_match_get_numbered_names_never_one_name(tmp_path):
+    """Two camera cards (card1/DCIM/100CANON/MVI_0001.wav, card2/...): the names and the folders above them match,
+    and both inputs were written to one 100CANON_MVI_0001.wav~5.txt (one transcript lost, the other rewritten on
+    every rerun). Now the first free number each, in input order; the same plan on a rerun."""
+    from speechstudio.batch.run import InputItem, plan_outputs
+
+    items = [InputItem(tmp_path / f"card{k}" / "DCIM" / "100CANON" / "MVI_0001.wav", tmp_path / f"card{k}")
+             for k in (1, 2)]
+    items += [InputItem(tmp_path / "x" / "A.WAV"), InputItem(tmp_path / "x" / "a.wav")]
+    plans = [plan_outputs(items, ("txt", "json"), tmp_path / "out") for _ in range(2)]
+    assert plans[0] == plans[1]
+    assert [p["txt"].name for p in plans[0]] == ["100CANON_MVI_0001.wav~2.txt", "100CANON_MVI_0001.wav~3.txt",
+                                                "x_A.WAV~2.txt", "x_a.wav~3.txt"]
+    assert len({str(p[f]).casefold() for p in plans[0] for f in p}) == 8
+
+
 # ---------------------------------------------------------------- fault 10: pipes and FIFOs
 def _feed_fifo(fifo: Path, data: bytes):
     import threading

@@ -298,11 +298,15 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
             pinned.add(i)
         elif os.path.exists(recorded):
             levels[i] = 1
-    for _ in range(len(items) + 4):
+
+    def names(i: int, level: int) -> set[str]:
+        return {str(name(items[i], fmt, level)).casefold() for fmt in formats}
+
+    while True:         # levels 0-2; inputs that clash at level 2 get a number below
         owners: dict[str, list[int]] = {}
-        for i, it in enumerate(items):
-            for fmt in formats:
-                owners.setdefault(str(name(it, fmt, levels[i])).casefold(), []).append(i)
+        for i in (i for i in range(len(items)) if levels[i] < 3):
+            for n in names(i, levels[i]):
+                owners.setdefault(n, []).append(i)
         clashes = set()
         for idx in owners.values():
             idx = sorted(set(idx))
@@ -313,6 +317,11 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
             break
         for i in clashes:
             levels[i] += 1
+    taken = set().union(*(names(i, levels[i]) for i in range(len(items)) if levels[i] < 3))
+    for i in (i for i in range(len(items)) if levels[i] == 3):     # ~2, ~3, ...: the first free, in input order
+        while names(i, levels[i]) & taken:
+            levels[i] += 1
+        taken |= names(i, levels[i])
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
