@@ -189,20 +189,15 @@ def read_metadata(root: Path, speaker: str | None = None) -> SourceScan:
     return SourceScan("ljspeech", root, entries, problems, layout, dict(speakers), chosen)
 
 
-def _walk(root: Path, exclude: tuple[Path, ...]) -> list[Path]:
-    files = []
-    ex = {p.resolve() for p in exclude}
-    for dirpath, dirnames, filenames in os.walk(root):
-        d = Path(dirpath)
-        dirnames[:] = sorted(x for x in dirnames if not x.startswith(".") and (d / x).resolve() not in ex)
-        files += [d / f for f in sorted(filenames) if not f.startswith(".")]
-    return files
-
-
 def read_pairs(root: Path, exclude: tuple[Path, ...] = ()) -> tuple[list[Entry], list[Problem], list[Path]]:
     """``(entries, problems, audio_files)`` of a wav+txt folder; ``entries`` is empty when no
     audio file has a text file (then ``audio_files`` are long recordings)."""
-    files = _walk(root, exclude)
+    files: list[Path] = []
+    ex = {p.resolve() for p in exclude}
+    for dirpath, dirnames, filenames in os.walk(root):  # hidden files and folders and ``exclude`` skipped
+        d = Path(dirpath)
+        dirnames[:] = sorted(x for x in dirnames if not x.startswith(".") and (d / x).resolve() not in ex)
+        files += [d / f for f in sorted(filenames) if not f.startswith(".")]
     audio = [p for p in files if p.suffix.lower() in AUDIO_EXTENSIONS]
     texts = {p.with_suffix(""): p for p in reversed(files) if p.suffix.lower() in TEXT_EXTENSIONS}
     entries: list[Entry] = []

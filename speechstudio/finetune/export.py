@@ -252,12 +252,11 @@ def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset
     generator = _generator_module(src).eval()
     n_symbols = int(model.config.vocab_size)
     multi = int(model.config.num_speakers) > 1
-    torch_rng = torch.get_rng_state()
-    torch.manual_seed(1234)
     # Piper traces 50 random ids at scales (0.667, 1.0, 0.8); any length > window_size + 1 gives the
     # same graph, and a short one at a small length_scale makes the trace's own forward pass cheap.
-    ids = torch.randint(low=1, high=n_symbols, size=(1, 16), dtype=torch.long)
-    torch.set_rng_state(torch_rng)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(1234)
+        ids = torch.randint(low=1, high=n_symbols, size=(1, 16), dtype=torch.long)
     args = (ids, torch.tensor([ids.shape[1]], dtype=torch.long), torch.tensor([0.667, 0.25, 0.8]))
     names = ["input", "input_lengths", "scales"]
     if multi:

@@ -28,10 +28,6 @@ class Piece:
     text: str
 
 
-def _ends_sentence(word: str) -> bool:
-    return word.rstrip(_CLOSERS).endswith(_SENTENCE_END)
-
-
 def _quiet_point(audio16k: np.ndarray | None, a_s: float, b_s: float) -> float:
     """Centre (seconds) of the quietest 20 ms window in [a_s, b_s] of the 16 kHz audio; the
     midpoint when there is no audio or the span is shorter than a window."""
@@ -66,7 +62,8 @@ def plan_pieces(words: Sequence[Word], audio16k: np.ndarray | None = None, *, mi
             if dur > max_s and i > s:
                 break
             gap = words[i + 1].start_s - words[i].end_s if i + 1 < n else float("inf")
-            if i + 1 == n or gap >= break_s or (dur >= min_s and _ends_sentence(words[i].text)):
+            ends_sentence = words[i].text.rstrip(_CLOSERS).endswith(_SENTENCE_END)
+            if i + 1 == n or gap >= break_s or (dur >= min_s and ends_sentence):
                 end = i
                 break
             if dur >= min_s:

@@ -65,34 +65,26 @@ def _read_metadata(folder: Path) -> dict[str, str]:
     return {ident: text.split("|", 1)[0] for ident, text in (line.split("|", 1) for line in lines if "|" in line)}
 
 
-def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int) -> Path:
-    """Write ``consent.wav`` (PCM-16) and ``consent.txt`` (sentence, the name it says, UTC time); ``audio``
-    float32 (n,) in [-1, 1] at ``sample_rate`` Hz. Returns the WAV path; raises ``UsageError``."""
-    folder = Path(dataset_dir)
-    a = _check_audio(audio, sample_rate)
-    text = _clean_text(text)
-    name = text[3:].split(",", 1)[0].strip() if text.startswith("I, ") and "," in text[3:] else None
-    wav = _write_wav(folder / CONSENT_AUDIO, a, sample_rate)
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    body = f"{text}\nspeaker: {name or ''}\nrecorded: {stamp}\naudio: {CONSENT_AUDIO}\n"
-    atomic_write_text(folder / CONSENT_TEXT, body)
-    return wav
-
-
 def save_take(dataset_dir: str | os.PathLike, prompt_index: int, text: str, audio: np.ndarray,
               sample_rate: int) -> Path:
     """Write take ``prompt_index`` (1.., into ``prompts.script(name)``) to ``wavs/takeNNNN.wav`` and its
     ``metadata.csv`` line (``|`` and newlines become spaces), each atomically; return the WAV path.
 
     ``audio``: float32 mono (n,) at ``sample_rate`` Hz, clipped to [-1, 1]. Raises ``UsageError`` for a
-    negative index, empty / non-mono / non-finite audio, or empty text."""
+    negative index, empty / non-mono / non-finite audio, or empty text. Take 0 is the consent take:
+    ``consent.wav`` and ``consent.txt`` (the sentence, the name it says, the UTC time)."""
     if int(prompt_index) < 0:
         raise UsageError(f"prompt index {prompt_index} is negative")
-    if int(prompt_index) == 0:
-        return save_consent(dataset_dir, text, audio, sample_rate)
     folder = Path(dataset_dir)
     a = _check_audio(audio, sample_rate)
     text = _clean_text(text)
+    if int(prompt_index) == 0:
+        name = text[3:].split(",", 1)[0].strip() if text.startswith("I, ") and "," in text[3:] else None
+        wav = _write_wav(folder / CONSENT_AUDIO, a, sample_rate)
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        body = f"{text}\nspeaker: {name or ''}\nrecorded: {stamp}\naudio: {CONSENT_AUDIO}\n"
+        atomic_write_text(folder / CONSENT_TEXT, body)
+        return wav
     ident = take_id(prompt_index)
     with _LOCK:
         wav = _write_wav(folder / "wavs" / f"{ident}.wav", a, sample_rate)

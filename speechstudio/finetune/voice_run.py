@@ -154,7 +154,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str |
         dataset_dir = _stored_dataset(run_dir) or run_dir / "data"
         if data:
             check_resume_data(Path(data).expanduser(), dataset_dir, run_dir)
-        train, names = _stored(run_dir, "train"), {f.name for f in fields(TrainConfig)}
+        train, names = config_value(run_dir, "train"), {f.name for f in fields(TrainConfig)}
         train = train if isinstance(train, dict) else {}
         stored_train = {k: v for k, v in train.items() if k in names and v is not None}
     else:
@@ -193,7 +193,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str |
     return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, label, [info.note])
 
 
-def _stored(run_dir, *keys):
+def config_value(run_dir, *keys):
     """The value at ``keys`` in ``run_dir/config.json`` (None when missing or unreadable)."""
     try:
         value = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8"))
@@ -221,7 +221,7 @@ def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
 
 
 def _stored_dataset(run_dir: Path) -> Path | None:
-    path = _stored(run_dir, "dataset", "path")
+    path = config_value(run_dir, "dataset", "path")
     return Path(path) if isinstance(path, str) else None
 
 
@@ -341,7 +341,7 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
 def base_of_run(run_dir: Path):
     """The base ``VoiceRef`` a run was trained from (its ``config.json``). Raises ``RunError`` (no run
     there), ``ModelNotFoundError`` (the base voice is no longer installed)."""
-    source = _stored(run_dir, "base", "source")
+    source = config_value(run_dir, "base", "source")
     if not isinstance(source, str):
         raise RunError(f"{run_dir}: not a voice training run (no readable config.json)")
     return checkpoint_base_ref(source) or resolve_voice(source, allow_download=False)

@@ -2,7 +2,6 @@
 ``speechstudio.finetune`` call to the worker. Runs live in ``<data dir>/finetune/runs/NAME``, shared with the CLI."""
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from dataclasses import dataclass
@@ -16,8 +15,8 @@ from speechstudio.finetune.clone_store import export_voice
 from speechstudio.finetune.leftovers import trim_finished
 from speechstudio.finetune.run import RunFolder
 from speechstudio.finetune.vits.trainer import TrainControl, train_voice
-from speechstudio.finetune.voice_run import (finetune_dir, run_lock, runs_dir, save_trained_voice, text_checker,
-                                             train_config)
+from speechstudio.finetune.voice_run import (config_value, finetune_dir, run_lock, runs_dir, save_trained_voice,
+                                             text_checker, train_config)
 from speechstudio.worker.jobs import Cancelled, Job
 from speechstudio.worker.status import Status
 
@@ -53,10 +52,7 @@ def run_folders() -> Iterator[RunInfo]:
         return
     for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
                     key=lambda p: p.stat().st_mtime, reverse=True):
-        try:
-            cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            cfg = None
+        cfg = config_value(d)
         yield RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg if isinstance(cfg, dict) else None)
 
 

@@ -33,11 +33,6 @@ class Item:
     labels: tuple[int, ...]
 
 
-def _min_frames(labels: Sequence[int]) -> int:
-    """Frames CTC needs for ``labels``: one per label plus a blank between equal neighbours."""
-    return len(labels) + sum(1 for a, b in zip(labels, labels[1:]) if a == b)
-
-
 def prepare_items(clips: Sequence[Clip], root: Path, targets: Mapping[str, str],
                   encode: Callable[[str], list[int]], sample_rate: int, max_clip_s: float,
                   output_frames: Callable[[int], int], min_frames: int = 1) -> tuple[list[Item], list[tuple[str, str]]]:
@@ -70,7 +65,8 @@ def prepare_items(clips: Sequence[Clip], root: Path, targets: Mapping[str, str],
         elif seconds > max_clip_s:
             refused.append((clip.id, f"{seconds:.1f} s is longer than the {max_clip_s:g} s limit "
                                      "(split it into shorter clips, or raise max_clip_s if memory allows)"))
-        elif output_frames(n) < max(min_frames, _min_frames(labels)):
+        # CTC needs a frame per label plus a blank between equal neighbours
+        elif output_frames(n) < max(min_frames, len(labels) + sum(a == b for a, b in zip(labels, labels[1:]))):
             refused.append((clip.id, f"{seconds:.2f} s gives {output_frames(n)} model frames, too few for "
                                      f"its {len(labels)}-character text (text longer than the audio?)"))
         else:

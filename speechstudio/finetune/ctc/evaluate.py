@@ -6,11 +6,12 @@ do not count as errors.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
 from speechstudio.finetune.ctc.data import Collator, Item
-from speechstudio.finetune.ctc.model import autocast, greedy_texts, output_frames
+from speechstudio.finetune.ctc.model import autocast, output_frames
 from speechstudio.metrics import normalize_text
 
 
@@ -32,6 +33,15 @@ class Decoding:
         blank = int(tokenizer.pad_token_id)
         return cls(tuple(t if t is not None else "" for t in tokens), blank,
                    tokenizer.word_delimiter_token or "|", frozenset(i for i in skip if i is not None and i != blank))
+
+    def texts(self, logits, frames: Sequence[int]) -> list[str]:
+        """Greedy CTC decoding of ``logits`` (B, T, V) over the first ``frames[b]`` frames: repeats merged,
+        blank and ``skip_ids`` dropped, the delimiter -> space (Graves et al., 2006)."""
+        texts, drop = [], {self.blank_id, *self.skip_ids}
+        for row, n in zip(logits.argmax(dim=-1).cpu().tolist(), frames):
+            kept = [self.id_to_token[t] for t, _run in itertools.groupby(row[:n]) if t not in drop]
+            texts.append(" ".join("".join(" " if t == self.delimiter else t for t in kept).split()))
+        return texts
 
 
 @dataclass(frozen=True)
@@ -74,9 +84,7 @@ def evaluate(model, items: Sequence[Item], collator: Collator, decoding: Decodin
                 with autocast(device, precision):
                     logits = model(**inputs).logits.float()
                 frames = [output_frames(model, n) for n in lengths.tolist()]
-                texts = greedy_texts(logits, frames, decoding.id_to_token, decoding.blank_id,
-                                     decoding.delimiter, decoding.skip_ids)
-                hyps.update(zip(idx, texts))
+                hyps.update(zip(idx, decoding.texts(logits, frames)))
     finally:
         model.train(was_training)
     refs = tuple(it.text for it in items)

@@ -11,7 +11,6 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from speechstudio.asr.family_ctc import FAMILY as CTC
 from speechstudio.errors import ModelNotFoundError, UsageError
@@ -146,19 +145,3 @@ def autocast(device: str, precision: str):
         return contextlib.nullcontext()
     dtype = torch.float16 if precision == "fp16" else torch.bfloat16
     return torch.autocast(device_type=device.split(":")[0], dtype=dtype)
-
-
-def greedy_texts(logits, frames: Sequence[int], id_to_token: Sequence[str], blank_id: int,
-                 delimiter: str = "|", skip_ids: frozenset[int] = frozenset()) -> list[str]:
-    """Greedy CTC decoding of ``logits`` (B, T, V) over the first ``frames[b]`` frames: repeats merged,
-    blank and ``skip_ids`` dropped, ``delimiter`` -> space (Graves et al., 2006)."""
-    ids = logits.argmax(dim=-1).cpu().tolist()
-    texts = []
-    for row, n in zip(ids, frames):
-        out, prev = [], -1
-        for tok in row[:n]:
-            if tok != prev and tok != blank_id and tok not in skip_ids:
-                out.append(" " if id_to_token[tok] == delimiter else id_to_token[tok])
-            prev = tok
-        texts.append(" ".join("".join(out).split()))
-    return texts

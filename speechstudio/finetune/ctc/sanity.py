@@ -13,7 +13,7 @@ from speechstudio.finetune.ctc.checkpoint import cpu_state_dict
 from speechstudio.finetune.ctc.data import Collator, Item
 from speechstudio.finetune.ctc.evaluate import Decoding
 from speechstudio.finetune.ctc.events import CTCTrainingError, SanityEvent
-from speechstudio.finetune.ctc.model import autocast, ctc_loss, greedy_texts, output_frames
+from speechstudio.finetune.ctc.model import autocast, ctc_loss, output_frames
 from speechstudio.finetune.ctc.vocab import describe_chars
 from speechstudio.finetune.manifest import DatasetError
 
@@ -82,8 +82,7 @@ def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: De
                 break
         with torch.inference_mode(), autocast(device, precision):
             logits = model(**inputs).logits.float()
-        hyp = greedy_texts(logits, [output_frames(model, n) for n in lengths], decoding.id_to_token,
-                           decoding.blank_id, decoding.delimiter, decoding.skip_ids)[0]
+        hyp = decoding.texts(logits, [output_frames(model, n) for n in lengths])[0]
     finally:
         optimizer.zero_grad(set_to_none=True)
         del optimizer

@@ -41,13 +41,6 @@ class Prepared:
     new_head: bool = False
 
 
-def write_vocabulary(folder: Path, targets) -> Path:
-    """Write ``folder/vocabulary.txt`` atomically: the distinct words of ``targets`` (normalised
-    transcripts, words separated by spaces), sorted, one per line, UTF-8. Returns its path."""
-    words = sorted({w for t in targets for w in t.split()})
-    return atomic_write_text(Path(folder) / VOCABULARY_FILE, "".join(f"{w}\n" for w in words))
-
-
 def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfig, *, resumed: dict | None = None,
             model_state: dict | None = None, main: bool = True) -> Prepared:
     """Build the run's inputs (see module docstring). ``resumed``: the run's ``config.json`` and
@@ -130,8 +123,9 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
         shown = "; ".join(f"{i}: {why}" for i, why in refused[:5])
         raise DatasetError(f"{Path(dataset_dir) / 'manifest.json'}: no usable training clips"
                            + (f" ({shown})" if shown else ""))
-    if main:
-        write_vocabulary(run_dir / PROCESSOR, [it.target for it in train + val])
+    if main:  # the distinct words of the normalised targets, sorted, one per line
+        words = sorted({w for it in train + val for w in it.target.split()})
+        atomic_write_text(run_dir / PROCESSOR / VOCABULARY_FILE, "".join(f"{w}\n" for w in words))
     usable = {c.id for c in manifest.usable()}
     flagged = [(c.id, ", ".join(c.flags)) for c in manifest.clips if c.id not in usable and not c.dropped]
     return Prepared(model, fe, tok, vocab, train, val, refused=refused, uncovered=uncovered, rare=rare,

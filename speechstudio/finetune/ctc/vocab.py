@@ -42,10 +42,7 @@ def build_vocab(targets: Iterable[str]) -> dict[str, int]:
     """A character vocabulary for normalised targets: ``{"<pad>": 0, "<unk>": 1, "|": 2, chars...}``
     (characters sorted by code point; the space becomes ``|``)."""
     chars = sorted({c for t in targets for c in t if not c.isspace()} - {DELIMITER})
-    vocab = {PAD: 0, UNK: 1, DELIMITER: 2}
-    for c in chars:
-        vocab.setdefault(c, len(vocab))
-    return vocab
+    return {PAD: 0, UNK: 1, DELIMITER: 2, **{c: i for i, c in enumerate(chars, 3)}}
 
 
 def vocab_casing(vocab: Iterable[str]) -> str:

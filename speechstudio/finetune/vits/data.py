@@ -39,13 +39,6 @@ class PreparedClips:
     warnings: list[str] = field(default_factory=list)
 
 
-def _cache_name(clip_id: str, audio: Path, fc) -> str:
-    st = audio.stat()
-    key = f"{clip_id}|{audio.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(fc.to_dict().items())}|v1"
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in clip_id)[:60]
-    return f"{safe}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.pt"
-
-
 def _compute_features(audio: Path, fc, path: Path) -> int:
     """Decode ``audio`` at ``fc.decode_rate``, compute spec + mel, save atomically; return frames."""
     import torch
@@ -101,7 +94,10 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
         voice.warnings.clear()
         audio = manifest.path_of(clip, dataset_dir)
         try:
-            path = cache_dir / _cache_name(clip.id, audio, fc)
+            st = audio.stat()  # the cache key: the clip, its file's size and time, the feature settings
+            key = f"{clip.id}|{audio.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(fc.to_dict().items())}|v1"
+            safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in clip.id)[:60]
+            path = cache_dir / f"{safe}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.pt"
             frames = (int(torch.load(path, weights_only=True)["spec"].shape[-1]) if path.is_file()
                       else _compute_features(audio, fc, path))
         except RunError:

@@ -141,14 +141,6 @@ def _safe_load(path: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- config
-def _config_path(ckpt: Path) -> Path:
-    for cand in (ckpt.parent / "config.json", ckpt.with_suffix(".json"), ckpt.with_name(ckpt.name + ".json")):
-        if cand.is_file():
-            return cand
-    raise PiperCheckpointError(f"{ckpt}: missing config.json beside it (Piper's voice config for this checkpoint, "
-                               "published next to the .ckpt; the voice's .onnx.json works too)")
-
-
 def read_checkpoint_config(ckpt_path):
     """The Piper voice config of a training checkpoint (the ``config.json`` beside ``ckpt_path``, else
     ``NAME.json`` / ``NAME.ckpt.json``; no weights read). Raises ``ModelNotFoundError``,
@@ -156,7 +148,11 @@ def read_checkpoint_config(ckpt_path):
     ckpt = Path(ckpt_path).expanduser()
     if not ckpt.is_file():
         raise ModelNotFoundError(f"{ckpt}: Piper checkpoint file not found")
-    return read_piper_config(ckpt, _config_path(ckpt))
+    for cand in (ckpt.parent / "config.json", ckpt.with_suffix(".json"), ckpt.with_name(ckpt.name + ".json")):
+        if cand.is_file():
+            return read_piper_config(ckpt, cand)
+    raise PiperCheckpointError(f"{ckpt}: missing config.json beside it (Piper's voice config for this checkpoint, "
+                               "published next to the .ckpt; the voice's .onnx.json works too)")
 
 
 def _hparam(hp: dict, key: str):

@@ -61,13 +61,6 @@ def load_base(source: str):
     return base_format(source).load(source)
 
 
-def _dataset_identity(manifest, dataset_dir: Path) -> dict:
-    clips = sorted((c.id, c.text, c.audio) for c in manifest.usable())
-    digest = hashlib.sha1(json.dumps(clips, ensure_ascii=False).encode()).hexdigest()[:16]
-    return {"path": str(Path(dataset_dir).resolve()), "sample_rate": manifest.sample_rate, "clips": len(clips),
-            "digest": digest}
-
-
 def closeness_advice(similarities: list[float], usable_minutes: float, changing: bool = True) -> str:
     """One sentence on what more steps or data would buy, from the judge's ``similarities`` since the voice
     started changing (step 0 first; the rule: ``closeness.getting_closer``) and the minutes of usable
@@ -125,10 +118,13 @@ class VoiceTrainer:
         self.fc = FeatureConfig.for_model(model.config)
         self.speaker = 0 if model.config.num_speakers > 1 else None  # a multi-speaker base: its first voice
         self.info = base_info_for(voice, self.source, self.speaker)
+        clips = sorted((c.id, c.text, c.audio) for c in self.manifest.usable())  # the dataset's identity
+        digest = hashlib.sha1(json.dumps(clips, ensure_ascii=False).encode()).hexdigest()[:16]
         self.run_config = {"trainer": "vits", "train": config.to_dict(), "features": self.fc.to_dict(),
                            "base": {"source": self.source, "kind": voice.kind, "name": voice.name,
                                     "speaker": self.speaker},
-                           "dataset": _dataset_identity(self.manifest, self.dataset_dir)}
+                           "dataset": {"path": str(self.dataset_dir.resolve()),
+                                       "sample_rate": self.manifest.sample_rate, "clips": len(clips), "digest": digest}}
         seed_all(config.seed)  # the same on every process: fresh parts start equal (DDP also broadcasts them)
         self.has_posterior = self.format.has_posterior()
         self.notes = prepare_for_training(model, fresh_posterior=not self.has_posterior)
