@@ -172,8 +172,7 @@ class LexiconCTCDecoder:
         done: list[Word] = []
         for i in range(n):
             self._step(rows[i], blank[i], toks[bounds[i]:bounds[i + 1]], argmax[i], first_frame + i)
-            if self._beams_agree():
-                done += self._pop_common()
+            done += self._pop_common()
         return done
 
     def finish(self) -> list[Word]:

@@ -65,13 +65,15 @@ def log_mel(audio: np.ndarray, sample_rate: int = 16000, n_mels: int = N_MELS) -
     audio = np.asarray(audio, dtype=np.float64).reshape(-1)
     if len(audio) < n_fft:
         return np.zeros((0, n_mels), dtype=np.float32)
-    n_frames = 1 + (len(audio) - n_fft) // hop
+    return np.log10(np.maximum(power_mel(audio, sample_rate, n_fft, hop, n_mels), LOG_FLOOR)).astype(np.float32)
+
+
+def power_mel(x: np.ndarray, sample_rate: int, n_fft: int, hop: int, n_mels: int) -> np.ndarray:
+    """Power mel of ``x`` (``(n,)``, ``n >= n_fft``) in periodic-Hann frames, not centred: float64
+    ``(frames, n_mels)`` (librosa's ``melspectrogram`` of the same frames)."""
     window, filters = _tables(sample_rate, n_fft, n_mels)
-    idx = np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]
-    frames = audio[idx] * window
-    power = np.abs(np.fft.rfft(frames, n=n_fft, axis=1)) ** 2
-    mel = power @ filters
-    return np.log10(np.maximum(mel, LOG_FLOOR)).astype(np.float32)
+    idx = np.arange(n_fft)[None, :] + hop * np.arange(1 + (len(x) - n_fft) // hop)[:, None]
+    return np.abs(np.fft.rfft(x[idx] * window, axis=1)) ** 2 @ filters
 
 
 class StreamingLogMel:
