@@ -143,8 +143,9 @@ class AudioReader:
             layout = getattr(cc, "layout", None)
             info.layout = str(getattr(layout, "name", "") or f"{info.channels} channels")
             info.channel_names = [str(c.name) for c in getattr(layout, "channels", ())] or ["NONE"] * info.channels
-            info.duration_estimated = diagnose.duration_is_estimate(container.format.name, whole_container,
-                                                                    self.streaming, self.path)
+            fmt = container.format.name     # a guessed duration: the whole container's, raw AAC / AC-3, VBR MP3
+            info.duration_estimated = whole_container or fmt in ("aac", "ac3", "eac3") or (
+                fmt == "mp3" and not self.streaming and not diagnose.has_vbr_header(self.path))
             info.start_offset_s = start_offset(container, stream)
             if len(streams) > 1:
                 t = tracks[info.track - 1]
@@ -441,10 +442,11 @@ class AudioReader:
         if total == 0:
             why = diagnose.damaged_container(self.path) or "no decodable audio (the audio stream is empty or corrupt)"
             raise AudioDecodeError(f"{self.path}: {why}")
-        msg = diagnose.short_decode_warning(self.path, self.decoded_s, self.info.duration_s,
-                                            self.info.duration_estimated or rates_seen > 1, self.info.warnings)
-        if msg:
-            self._warn(msg, logged=True)
+        expected = self.info.duration_s         # a decode under 99 % (minus 50 ms) of an exact header duration
+        known = expected and not (self.info.duration_estimated or rates_seen > 1)
+        if known and self.decoded_s < 0.99 * expected - 0.05 and not any("truncated" in w for w in self.info.warnings):
+            self._warn(f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
+                       "announces (file truncated?)", logged=True)
 
 
 def _open_fifo(path: Path):
