@@ -26,18 +26,14 @@ def _hz_to_mel(f: np.ndarray) -> np.ndarray:
     return np.where(f >= _MIN_LOG_HZ, _MIN_LOG_MEL + np.log(np.maximum(f, 1e-12) / _MIN_LOG_HZ) / _LOGSTEP, f / _F_SP)
 
 
-def _mel_to_hz(m: np.ndarray) -> np.ndarray:
-    m = np.asarray(m, dtype=np.float64)
-    return np.where(m >= _MIN_LOG_MEL, _MIN_LOG_HZ * np.exp(_LOGSTEP * (m - _MIN_LOG_MEL)), _F_SP * m)
-
-
 def mel_filter_bank(sample_rate: int = 16000, n_fft: int = 400, n_mels: int = N_MELS,
                     f_min: float = 0.0, f_max: float | None = None) -> np.ndarray:
     """Slaney mel filters (librosa ``norm="slaney"``), ``np.ndarray[float32]`` ``(n_fft // 2 + 1, n_mels)``."""
     f_max = sample_rate / 2 if f_max is None else f_max
     fft_freqs = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
     mel_pts = np.linspace(_hz_to_mel(f_min), _hz_to_mel(f_max), n_mels + 2)
-    hz_pts = _mel_to_hz(mel_pts)
+    hz_pts = np.where(mel_pts >= _MIN_LOG_MEL, _MIN_LOG_HZ * np.exp(_LOGSTEP * (mel_pts - _MIN_LOG_MEL)),
+                      _F_SP * mel_pts)
     fdiff = np.diff(hz_pts)
     ramps = hz_pts[:, None] - fft_freqs[None, :]
     lower = -ramps[:-2] / fdiff[:-1, None]
