@@ -18,7 +18,7 @@ from speechstudio.audio import diagnose
 from speechstudio.audio.diagnose import CHANNEL_PROBE_S, LOUD_DBFS, cancels, channel_energy, check_file, is_stream
 from speechstudio.audio.downmix import Downmix, choose
 from speechstudio.audio.levels import LevelMeter
-from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat
+from speechstudio.audio.raw import RAW_DTYPES, RAW_EXTENSIONS, RawFormat
 from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech, start_offset, track_info,
                                        track_label)
 from speechstudio.audio.vad import VAD_RATE, default_spans
@@ -157,7 +157,8 @@ class AudioReader:
                 if short:
                     info.warnings.append(short)
             if self.raw is not None and not self.streaming:
-                size, width = self.path.stat().st_size, self.raw.frame_bytes
+                size = self.path.stat().st_size     # width: bytes per frame (one sample of every channel)
+                width = np.dtype(RAW_DTYPES[self.raw.sample_format]).itemsize * self.raw.channels
                 info.duration_s = (size // width) / self.raw.sample_rate
                 if size % width:
                     info.warnings.append(f"{self.path}: raw file size is not a whole number of frames; "
