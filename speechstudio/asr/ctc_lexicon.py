@@ -33,8 +33,6 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     """Log-softmax over the last axis: ``np.ndarray[float32]`` shape (n_frames, vocab) from CTC
     logits of that shape (natural log, computed stably)."""
     x = np.asarray(logits, np.float32)
-    if x.shape[0] == 0:
-        return x.astype(np.float32)
     m = x.max(axis=-1, keepdims=True)
     z = x - m
     return (z - np.log(np.exp(z).sum(axis=-1, keepdims=True))).astype(np.float32)
