@@ -33,8 +33,6 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     """Log-softmax over the last axis: ``np.ndarray[float32]`` shape (n_frames, vocab) from CTC
     logits of that shape (natural log, computed stably)."""
     x = np.asarray(logits, np.float32)
-    if x.shape[0] == 0:
-        return x.astype(np.float32)
     m = x.max(axis=-1, keepdims=True)
     z = x - m
     return (z - np.log(np.exp(z).sum(axis=-1, keepdims=True))).astype(np.float32)
@@ -172,8 +170,12 @@ class LexiconCTCDecoder:
         done: list[Word] = []
         for i in range(n):
             self._step(rows[i], blank[i], toks[bounds[i]:bounds[i + 1]], argmax[i], first_frame + i)
-            if self._beams_agree():
-                done += self._pop_common()
+            # while every hypothesis has the same first completed word: pop it off them all, keep the best one's record
+            while len(firsts := {w[0] if w else None for w, _cur in self._beams}) == 1 and None not in firsts:
+                best = max(self._beams.values(), key=lambda h: _lae(h[0], h[1]) + h[2])
+                done.append(best[4][0])
+                self._beams = {(k[0][1:], k[1]): [h[0], h[1], h[2], h[3], h[4][1:], h[5]]
+                               for k, h in self._beams.items()}
         return done
 
     def finish(self) -> list[Word]:
@@ -292,18 +294,3 @@ class LexiconCTCDecoder:
         if len(scored) > BEAM:
             scored = heapq.nlargest(BEAM, scored, key=itemgetter(0))
         self._beams = {k: new[k] for s, k in scored if s >= top}
-
-    def _beams_agree(self) -> bool:
-        firsts = {words[0] if words else None for words, _cur in self._beams}
-        return len(firsts) == 1 and None not in firsts
-
-    def _pop_common(self) -> list[Word]:
-        """Pop the first completed word off every hypothesis while they all share it; return the
-        best hypothesis' records of them."""
-        out: list[Word] = []
-        while self._beams_agree():
-            best = max(self._beams.values(), key=lambda h: _lae(h[0], h[1]) + h[2])
-            out.append(best[4][0])
-            self._beams = {(k[0][1:], k[1]): [h[0], h[1], h[2], h[3], h[4][1:], h[5]]
-                           for k, h in self._beams.items()}
-        return out

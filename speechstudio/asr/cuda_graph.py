@@ -118,7 +118,6 @@ def window_runner(recognizer, window_samples: int, use_cuda_graph: bool | str = 
         except Exception as e:  # capture can fail in many driver/model-specific ways
             log.warning("CUDA Graph capture failed (%s: %s); running the streaming model eagerly",
                         type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
-            runner = None
     if runner is None:
         runner = StaticWindowRunner(recognizer, window_samples)
     cache[key] = runner

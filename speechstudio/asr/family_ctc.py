@@ -28,11 +28,6 @@ OTHER_CTC_MODEL_TYPES = {
 }
 
 
-def _has_transformers_weights(names) -> bool:
-    return any(n.endswith(".safetensors") or n == "model.safetensors.index.json"
-               or (n.startswith("pytorch_model") and n.endswith((".bin", ".bin.index.json"))) for n in names)
-
-
 class CtcFamily(AsrFamily):
     def detect(self, folder: ModelFolder) -> bool:
         config, p = folder.config, folder.path
@@ -53,7 +48,8 @@ class CtcFamily(AsrFamily):
                                      "transcribe")
         if not (model_type in WAV2VEC2_MODEL_TYPES or has_ctc_head):
             return False
-        if not _has_transformers_weights(folder.names):
+        if not any(n.endswith(".safetensors") or n == "model.safetensors.index.json" or (
+                n.startswith("pytorch_model") and n.endswith((".bin", ".bin.index.json"))) for n in folder.names):
             raise ModelNotFoundError(f"{p} has a {model_type or 'CTC'} config.json but no weights "
                                      "(model.safetensors or pytorch_model.bin)")
         return True

@@ -14,14 +14,6 @@ from speechstudio.asr.types import STOPPED, AudioInput, Recognizer, Segment, Tra
 from speechstudio.errors import UsageError
 
 
-def shifted(seg: Segment, offset_s: float) -> Segment:
-    """``seg`` with its and its words' times moved by ``offset_s`` seconds."""
-    words = tuple(dataclasses.replace(w, start_s=round(w.start_s + offset_s, 3), end_s=round(w.end_s + offset_s, 3))
-                  for w in seg.words)
-    return dataclasses.replace(seg, start_s=round(seg.start_s + offset_s, 3), end_s=round(seg.end_s + offset_s, 3),
-                               words=words)
-
-
 class _Stopped(Exception):
     """The caller wants no more segments (raised between two language detections)."""
 
@@ -104,8 +96,12 @@ class LanguageRouter:
                 vocab = (initial_prompt, hotwords) if capabilities(target.engine).prompt else (None, None)
                 segments, info = target.transcribe(clip, language=st.language, initial_prompt=vocab[0], hotwords=vocab[1])
                 lang = st.language or info.language
+                at = st.start_s         # the segments' and their words' times moved onto the file's clock
                 for seg in segments:
-                    yield dataclasses.replace(shifted(seg, st.start_s), language=lang)
+                    words = tuple(dataclasses.replace(w, start_s=round(w.start_s + at, 3), end_s=round(w.end_s + at, 3))
+                                  for w in seg.words)
+                    yield dataclasses.replace(seg, start_s=round(seg.start_s + at, 3), end_s=round(seg.end_s + at, 3),
+                                              words=words, language=lang)
 
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,

@@ -83,10 +83,8 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
                 if decided[-1][2] is not None:
                     recent.append(decided[-1][2:])
         i = j
-    # a guess its neighbours (the nearest detected regions) do not share stands only when sure: at MIN_P, and at
-    # STEADY_P for an island (both neighbours in one other language: a meeting's accented English was German at
-    # 0.83 for one region); speech too short to detect (or unsure alone) takes the language of the nearer
-    # neighbour (across the shorter pause)
+    # a guess its neighbours do not share stands at MIN_P (STEADY_P for an island); speech too short to detect (or
+    # unsure alone) takes the language of the neighbour across the shorter pause (docs/transcribe.md)
     langs = [d[2] for d in decided]
     heard = [i for i, d in enumerate(decided) if d[2] is not None]
     for n, i in enumerate(heard):

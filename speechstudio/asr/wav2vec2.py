@@ -223,8 +223,6 @@ def feed_decoder(decoder, logits: np.ndarray, first_frame: int, probs: bool = Tr
 def max_softmax(logits: np.ndarray) -> np.ndarray:
     """Softmax probability of the arg-max token per frame: ``np.ndarray[float32]`` shape (n_frames,)
     from logits shape (n_frames, vocab): ``1 / sum(exp(logits - max))``, computed stably."""
-    if logits.shape[0] == 0:
-        return np.zeros(0, np.float32)
     lg = logits.astype(np.float64)
     return (1.0 / np.exp(lg - lg.max(axis=-1, keepdims=True)).sum(axis=-1)).astype(np.float32)
 

@@ -144,9 +144,7 @@ class WhisperRecognizer:
         return info.language, segs
 
     #: a stretch between two words (or a piece's edge) this long holding this much VAD speech was skipped by the
-    #: window decoding (Whisper's timestamps jump over it: 11 s of a far-field AMI meeting, bench/diarization_data);
-    #: what its second decoding finds is kept under this no-speech probability (Whisper's own cut is 0.6: a
-    #: stretch skipped once needs more evidence; "Thank you." at 0.66 was a hallucination there)
+    #: window decoding; its second decoding is kept under this no-speech probability (docs/transcribe.md)
     REFILL_GAP_S, REFILL_SPEECH_S, REFILL_NO_SPEECH = 2.0, 1.5, 0.5
 
     def _refill(self, segs: Iterable[Segment], audio: np.ndarray, spans: list[tuple[float, float]], offset_s: float,

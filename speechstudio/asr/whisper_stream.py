@@ -126,11 +126,11 @@ class LocalAgreementRecognizer(UtteranceStream):
         u = self._utt
         if (u is not None and u.since_update >= self._update_n
                 and not (self.backlog_s is not None and self.backlog_s() > 0.0)):    # not behind the source
-            return [self._decode(u)]
+            hyp, dt = self._hypothesis(u)
+            new = u.la.insert(hyp)
+            self.committed.extend(new)
+            return [self._update("partial", u, new + self._trim(u), dt)]
         return []
-
-    def _join(self, words) -> str:
-        return self.separator.join(w.text for w in words)
 
     def _begin(self, index: int, start: int) -> _Utterance:
         return _Utterance(index, start, self.config.agreement, self.sample_rate)
@@ -171,13 +171,6 @@ class LocalAgreementRecognizer(UtteranceStream):
         u.since_update = 0
         u.decoded = True
         return words, dt
-
-    def _decode(self, u: _Utterance) -> StreamUpdate:
-        hyp, dt = self._hypothesis(u)
-        new = u.la.insert(hyp)
-        self.committed.extend(new)
-        new += self._trim(u)
-        return self._update("partial", u, new, dt)
 
     def _trim(self, u: _Utterance) -> list[Word]:
         """Cut the buffer (module docstring); returns words committed without agreement."""
@@ -227,7 +220,8 @@ class LocalAgreementRecognizer(UtteranceStream):
             stable_s = u.la.committed[-1].end_s if u.la.committed else u.start / sr
         else:
             stable_s = audio_s
-        return StreamUpdate(kind, u.index, tuple(new), self._join(u.la.committed), self._join(tail),
-                            audio_s, round(min(stable_s, audio_s), 3), dt)
+        join = self.separator.join
+        return StreamUpdate(kind, u.index, tuple(new), join(w.text for w in u.la.committed),
+                            join(w.text for w in tail), audio_s, round(min(stable_s, audio_s), 3), dt)
 
 

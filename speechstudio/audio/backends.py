@@ -167,13 +167,25 @@ def monitor_sources():
     except (OSError, subprocess.SubprocessError) as e:
         log.debug("pactl failed: %s", e)
         return []
+    blocks: list[dict[str, str]] = []       # one per "Source #N": its top-level "Key: value" fields
+    for line in listing.splitlines():
+        if line.startswith("Source #"):
+            blocks.append({})
+        elif blocks and line.startswith("\t") and not line.startswith("\t\t") and ":" in line:
+            key, _, value = line.strip().partition(":")
+            blocks[-1].setdefault(key.strip(), value.strip())
     out = []
-    for block in _source_blocks(listing):
+    for block in blocks:
         name = block.get("Name", "")
         if not name.endswith(".monitor"):
             continue
         desc = block.get("Description", "") or name
-        channels, rate = _sample_spec(block.get("Sample Specification", ""))
+        channels, rate = 2, 48000      # "float32le 2ch 48000Hz"; unknown parts: 2 channels, 48 kHz
+        for part in block.get("Sample Specification", "").split():
+            if part.endswith("ch") and part[:-2].isdigit():
+                channels = int(part[:-2])
+            elif part.endswith("Hz") and part[:-2].isdigit():
+                rate = int(part[:-2])
         info = DeviceInfo(PREFIX + name, f"System audio: {desc.removeprefix('Monitor of ')}", max(channels, 1),
                           0, float(rate), False)
         out.append((name != default_sink + ".monitor", info))
@@ -187,29 +199,6 @@ def _pactl(*args: str) -> str:
     if r.returncode != 0:
         raise subprocess.SubprocessError(r.stderr.strip() or f"pactl {' '.join(args)}: exit {r.returncode}")
     return r.stdout
-
-
-def _source_blocks(listing: str) -> list[dict[str, str]]:
-    """``pactl list sources`` → one dict per ``Source #N`` with its top-level ``Key: value`` fields."""
-    blocks: list[dict[str, str]] = []
-    for line in listing.splitlines():
-        if line.startswith("Source #"):
-            blocks.append({})
-        elif blocks and line.startswith("\t") and not line.startswith("\t\t") and ":" in line:
-            key, _, value = line.strip().partition(":")
-            blocks[-1].setdefault(key.strip(), value.strip())
-    return blocks
-
-
-def _sample_spec(spec: str) -> tuple[int, int]:
-    """``"float32le 2ch 48000Hz"`` → ``(2, 48000)``; unknown parts default to 2 channels, 48 kHz."""
-    channels, rate = 2, 48000
-    for part in spec.split():
-        if part.endswith("ch") and part[:-2].isdigit():
-            channels = int(part[:-2])
-        elif part.endswith("Hz") and part[:-2].isdigit():
-            rate = int(part[:-2])
-    return channels, rate
 
 
 class MonitorStream(Stream):

@@ -18,7 +18,7 @@ from speechstudio.audio import diagnose
 from speechstudio.audio.diagnose import CHANNEL_PROBE_S, LOUD_DBFS, cancels, channel_energy, check_file, is_stream
 from speechstudio.audio.downmix import Downmix, choose
 from speechstudio.audio.levels import LevelMeter
-from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat
+from speechstudio.audio.raw import RAW_DTYPES, RAW_EXTENSIONS, RawFormat
 from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech, start_offset, track_info,
                                        track_label)
 from speechstudio.audio.vad import VAD_RATE, default_spans
@@ -143,8 +143,9 @@ class AudioReader:
             layout = getattr(cc, "layout", None)
             info.layout = str(getattr(layout, "name", "") or f"{info.channels} channels")
             info.channel_names = [str(c.name) for c in getattr(layout, "channels", ())] or ["NONE"] * info.channels
-            info.duration_estimated = diagnose.duration_is_estimate(container.format.name, whole_container,
-                                                                    self.streaming, self.path)
+            fmt = container.format.name     # a guessed duration: the whole container's, raw AAC / AC-3, VBR MP3
+            info.duration_estimated = whole_container or fmt in ("aac", "ac3", "eac3") or (
+                fmt == "mp3" and not self.streaming and not diagnose.has_vbr_header(self.path))
             info.start_offset_s = start_offset(container, stream)
             if len(streams) > 1:
                 t = tracks[info.track - 1]
@@ -156,7 +157,8 @@ class AudioReader:
                 if short:
                     info.warnings.append(short)
             if self.raw is not None and not self.streaming:
-                size, width = self.path.stat().st_size, self.raw.frame_bytes
+                size = self.path.stat().st_size     # width: bytes per frame (one sample of every channel)
+                width = np.dtype(RAW_DTYPES[self.raw.sample_format]).itemsize * self.raw.channels
                 info.duration_s = (size // width) / self.raw.sample_rate
                 if size % width:
                     info.warnings.append(f"{self.path}: raw file size is not a whole number of frames; "
@@ -441,10 +443,11 @@ class AudioReader:
         if total == 0:
             why = diagnose.damaged_container(self.path) or "no decodable audio (the audio stream is empty or corrupt)"
             raise AudioDecodeError(f"{self.path}: {why}")
-        msg = diagnose.short_decode_warning(self.path, self.decoded_s, self.info.duration_s,
-                                            self.info.duration_estimated or rates_seen > 1, self.info.warnings)
-        if msg:
-            self._warn(msg, logged=True)
+        expected = self.info.duration_s         # a decode under 99 % (minus 50 ms) of an exact header duration
+        known = expected and not (self.info.duration_estimated or rates_seen > 1)
+        if known and self.decoded_s < 0.99 * expected - 0.05 and not any("truncated" in w for w in self.info.warnings):
+            self._warn(f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
+                       "announces (file truncated?)", logged=True)
 
 
 def _open_fifo(path: Path):

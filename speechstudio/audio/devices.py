@@ -186,10 +186,6 @@ class Recorder:
         self.native_rate = 0
 
     @property
-    def recording(self) -> bool:
-        return self._stream is not None
-
-    @property
     def duration_s(self) -> float:
         with self._lock:
             return sum(len(b) for b in self._blocks) / self.target_rate

@@ -65,51 +65,26 @@ def has_vbr_header(path: Path) -> bool:
     return any(tag in head for tag in (b"Xing", b"Info", b"VBRI"))
 
 
-def duration_is_estimate(format_name: str, whole_container: bool, streaming: bool, path: Path) -> bool:
-    """Whether a container's duration is a guess (so a shorter decode is no truncation): a whole-container
-    duration, raw AAC / AC-3, or an MP3 without a Xing / Info / VBRI header."""
-    return whole_container or format_name in ("aac", "ac3", "eac3") or (
-        format_name == "mp3" and not streaming and not has_vbr_header(path))
-
-
-def wav_missing_bytes(path: Path) -> int:
-    """For a RIFF/WAVE file: how many bytes of the ``data`` chunk its header announces beyond the
-    end of the file (0 when complete, or when the size field is the streaming placeholder)."""
+def wav_truncation_warning(path: Path) -> str | None:
+    """The warning for a RIFF/WAVE file whose header announces more bytes of ``data`` than the file holds,
+    else ``None`` (also when the size field is the streaming placeholder)."""
     size = path.stat().st_size
     with open(path, "rb") as f:
         head = f.read(12)
         if len(head) < 12 or head[:4] not in (b"RIFF", b"RIFX") or head[8:12] != b"WAVE":
-            return 0
+            return None
         endian = "<" if head[:4] == b"RIFF" else ">"
         pos = 12
         while pos + 8 <= size:
             f.seek(pos)
             cid, clen = struct.unpack(endian + "4sI", f.read(8))
             if cid == b"data":
-                if clen in (0, 0xFFFFFFFF):      # unknown length (streamed WAV)
-                    return 0
-                return max(0, pos + 8 + clen - size)
+                short = pos + 8 + clen - size
+                if clen in (0, 0xFFFFFFFF) or short <= 0:      # complete, or unknown length (streamed WAV)
+                    return None
+                return (f"{path}: the WAV header announces {short} more bytes of audio "
+                        "than the file holds (file truncated?); decoded as far as it was valid")
             pos += 8 + clen + (clen & 1)
-    return 0
-
-
-def wav_truncation_warning(path: Path) -> str | None:
-    """The warning for a WAV whose header announces more audio than the file holds, else ``None``."""
-    short = wav_missing_bytes(path)
-    if not short:
-        return None
-    return (f"{path}: the WAV header announces {short} more bytes of audio "
-            "than the file holds (file truncated?); decoded as far as it was valid")
-
-
-def short_decode_warning(path: Path, decoded_s: float, expected_s: float | None, estimated: bool,
-                         warnings: list[str]) -> str | None:
-    """The warning for a decode under 99 % (minus 50 ms) of the header's ``expected_s``, else None (also for
-    an ``estimated`` duration or when ``warnings`` already say truncated)."""
-    if (expected_s and not estimated and decoded_s < 0.99 * expected_s - 0.05
-            and not any("truncated" in w for w in warnings)):
-        return (f"{path}: decoded {decoded_s:.2f} s of the {expected_s:.2f} s the header "
-                "announces (file truncated?)")
     return None
 
 

@@ -50,7 +50,10 @@ def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixe
     full_band_lfe = (n in DEFAULT_ORDER_COUNTS and rms_hz is not None and energy is not None
                      and energy[_LFE] >= QUIET_RMS ** 2 and rms_hz[_LFE] > LFE_MAX_HZ)
     if not named and n in DEFAULT_ORDER_COUNTS and not full_band_lfe:
-        layout, names = default_layout(n)
+        import av       # FFmpeg's default layout for n channels (av_channel_layout_default: PyAV's "<n>c")
+
+        default = av.AudioLayout(f"{n}c")
+        layout, names = str(default.name), [str(c.name) for c in default.channels]
         named, read_as = True, f"{n} channels without names: read as {layout} ({' '.join(names)}); "
     if named and "FC" in names:
         c = names.index("FC")
@@ -69,12 +72,3 @@ def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixe
         note = (f"{n} channels without names, the 4th with full-band sound (a film's 4th is its LFE, bass only): "
                 "a recording of several microphones, transcribed as one mono mix (--channels split for each channel)")
     return Downmix(weights=np.full(n, gain / n, np.float32), note=note)
-
-
-def default_layout(n: int) -> tuple[str, list[str]]:
-    """FFmpeg's default layout for ``n`` channels (``av_channel_layout_default``, which PyAV's layout "<n>c"
-    gives): its name and channel names, e.g. ``("5.1", ["FL", "FR", "FC", "LFE", "BL", "BR"])``."""
-    import av
-
-    layout = av.AudioLayout(f"{n}c")
-    return str(layout.name), [str(c.name) for c in layout.channels]

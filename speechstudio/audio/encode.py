@@ -22,7 +22,6 @@ class OutputFormat:
     backend: str
     major: str
     subtype: str
-    description: str
     rate: int | None = None
     options: tuple[tuple[str, str], ...] = ()
     rates: tuple[int, ...] = ()
@@ -35,13 +34,13 @@ MPEG_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 #: Output suffix -> format. Opus: 48 kHz (RFC 6716 sec. 2), 32 kbit/s mono (the Opus FAQ's fullband
 #: speech range); AAC: 64 kbit/s mono (FFmpeg's AAC encoding guide).
 OUTPUT_FORMATS: dict[str, OutputFormat] = {
-    ".wav": OutputFormat("soundfile", "WAV", "PCM_16", "WAV 16-bit PCM"),
-    ".flac": OutputFormat("soundfile", "FLAC", "PCM_16", "FLAC 16-bit"),
-    ".ogg": OutputFormat("soundfile", "OGG", "VORBIS", "Ogg Vorbis"),
-    ".mp3": OutputFormat("soundfile", "MP3", "MPEG_LAYER_III", "MP3", rates=MPEG_RATES),
-    ".opus": OutputFormat("av", "ogg", "libopus", "Opus (Ogg)", 48000, (("b", "32000"),)),
-    ".m4a": OutputFormat("av", "mp4", "aac", "AAC (M4A)", None, (("b", "64000"),), MPEG_RATES),
-    ".m4b": OutputFormat("av", "mp4", "aac", "AAC audiobook (M4B)", None, (("b", "64000"),), MPEG_RATES),
+    ".wav": OutputFormat("soundfile", "WAV", "PCM_16"),
+    ".flac": OutputFormat("soundfile", "FLAC", "PCM_16"),
+    ".ogg": OutputFormat("soundfile", "OGG", "VORBIS"),
+    ".mp3": OutputFormat("soundfile", "MP3", "MPEG_LAYER_III", rates=MPEG_RATES),
+    ".opus": OutputFormat("av", "ogg", "libopus", 48000, (("b", "32000"),)),
+    ".m4a": OutputFormat("av", "mp4", "aac", None, (("b", "64000"),), MPEG_RATES),
+    ".m4b": OutputFormat("av", "mp4", "aac", None, (("b", "64000"),), MPEG_RATES),
 }
 _CHAPTER_SUFFIXES = (".m4a", ".m4b")
 #: soundfile's string fields -> FFmpeg metadata keys (MP4 atoms / Vorbis comments).

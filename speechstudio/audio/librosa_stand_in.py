@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 
-from speechstudio.audio.mel import mel_filter_bank
+from speechstudio.audio.mel import power_mel
 
 
 def melspectrogram(*, y: np.ndarray, sr: int = 22050, n_fft: int = 2048, hop_length: int = 512,
@@ -16,12 +16,7 @@ def melspectrogram(*, y: np.ndarray, sr: int = 22050, n_fft: int = 2048, hop_len
     if unsupported:
         raise TypeError(f"melspectrogram stand-in: unsupported arguments {sorted(unsupported)}")
     y = np.asarray(y, np.float32).reshape(-1)
-    padded = np.pad(y, n_fft // 2, mode="constant")
-    n_frames = 1 + (len(padded) - n_fft) // hop_length
-    idx = np.arange(n_fft)[None, :] + hop_length * np.arange(n_frames)[:, None]
-    window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)
-    power = np.abs(np.fft.rfft(padded[idx] * window, axis=1)) ** 2
-    return (power @ mel_filter_bank(sr, n_fft, n_mels).astype(np.float64)).T.astype(np.float32)
+    return power_mel(np.pad(y, n_fft // 2, mode="constant"), sr, n_fft, hop_length, n_mels).T.astype(np.float32)
 
 
 def resample(y: np.ndarray, *, orig_sr: int, target_sr: int, **_ignored) -> np.ndarray:

@@ -26,18 +26,14 @@ def _hz_to_mel(f: np.ndarray) -> np.ndarray:
     return np.where(f >= _MIN_LOG_HZ, _MIN_LOG_MEL + np.log(np.maximum(f, 1e-12) / _MIN_LOG_HZ) / _LOGSTEP, f / _F_SP)
 
 
-def _mel_to_hz(m: np.ndarray) -> np.ndarray:
-    m = np.asarray(m, dtype=np.float64)
-    return np.where(m >= _MIN_LOG_MEL, _MIN_LOG_HZ * np.exp(_LOGSTEP * (m - _MIN_LOG_MEL)), _F_SP * m)
-
-
 def mel_filter_bank(sample_rate: int = 16000, n_fft: int = 400, n_mels: int = N_MELS,
                     f_min: float = 0.0, f_max: float | None = None) -> np.ndarray:
     """Slaney mel filters (librosa ``norm="slaney"``), ``np.ndarray[float32]`` ``(n_fft // 2 + 1, n_mels)``."""
     f_max = sample_rate / 2 if f_max is None else f_max
     fft_freqs = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
     mel_pts = np.linspace(_hz_to_mel(f_min), _hz_to_mel(f_max), n_mels + 2)
-    hz_pts = _mel_to_hz(mel_pts)
+    hz_pts = np.where(mel_pts >= _MIN_LOG_MEL, _MIN_LOG_HZ * np.exp(_LOGSTEP * (mel_pts - _MIN_LOG_MEL)),
+                      _F_SP * mel_pts)
     fdiff = np.diff(hz_pts)
     ramps = hz_pts[:, None] - fft_freqs[None, :]
     lower = -ramps[:-2] / fdiff[:-1, None]
@@ -65,13 +61,15 @@ def log_mel(audio: np.ndarray, sample_rate: int = 16000, n_mels: int = N_MELS) -
     audio = np.asarray(audio, dtype=np.float64).reshape(-1)
     if len(audio) < n_fft:
         return np.zeros((0, n_mels), dtype=np.float32)
-    n_frames = 1 + (len(audio) - n_fft) // hop
+    return np.log10(np.maximum(power_mel(audio, sample_rate, n_fft, hop, n_mels), LOG_FLOOR)).astype(np.float32)
+
+
+def power_mel(x: np.ndarray, sample_rate: int, n_fft: int, hop: int, n_mels: int) -> np.ndarray:
+    """Power mel of ``x`` (``(n,)``, ``n >= n_fft``) in periodic-Hann frames, not centred: float64
+    ``(frames, n_mels)`` (librosa's ``melspectrogram`` of the same frames)."""
     window, filters = _tables(sample_rate, n_fft, n_mels)
-    idx = np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]
-    frames = audio[idx] * window
-    power = np.abs(np.fft.rfft(frames, n=n_fft, axis=1)) ** 2
-    mel = power @ filters
-    return np.log10(np.maximum(mel, LOG_FLOOR)).astype(np.float32)
+    idx = np.arange(n_fft)[None, :] + hop * np.arange(1 + (len(x) - n_fft) // hop)[:, None]
+    return np.abs(np.fft.rfft(x[idx] * window, axis=1)) ** 2 @ filters
 
 
 class StreamingLogMel:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from speechstudio.errors import AudioDecodeError
 
 RAW_EXTENSIONS = (".raw", ".pcm")
@@ -35,12 +33,6 @@ class RawFormat:
             raise AudioDecodeError(f"raw sample rate must be {MIN_RATE} to {MAX_RATE} Hz (got {self.sample_rate})")
         if not 1 <= self.channels <= MAX_CHANNELS:
             raise AudioDecodeError(f"raw channel count must be 1 to {MAX_CHANNELS} (got {self.channels})")
-
-    @property
-    def frame_bytes(self) -> int:
-        """Bytes per frame (one sample of every channel)."""
-        return np.dtype(RAW_DTYPES[self.sample_format]).itemsize * self.channels
-
 
 def parse_raw_format(spec: str) -> RawFormat:
     """Parse ``"16000:1:s16le"`` (rate:channels:format) or ``"16000"`` into a :class:`RawFormat`. Raises

@@ -88,11 +88,6 @@ class TempoStream:
     def done(self) -> bool:
         return self._next >= len(self.audio)
 
-    @property
-    def end_s(self) -> float:
-        """Source seconds where the stream ends (the end of the file)."""
-        return len(self.audio) / self.sample_rate
-
     def next_piece(self) -> np.ndarray | None:
         """The next stretched piece (float32, at ``sample_rate``), ``None`` when the source is done."""
         n, sr = len(self.audio), self.sample_rate

@@ -58,9 +58,18 @@ class SileroVad:
         a = np.ascontiguousarray(audio16k, dtype=np.float32).reshape(-1)
         h = np.zeros((1, 1, 128), np.float32)
         c = np.zeros((1, 1, 128), np.float32)
+        count, context = (a.size + FRAME - 1) // FRAME, np.zeros(_CONTEXT, np.float32)
         out = []
         with self._lock:
-            for block in _frame_blocks(a, max_frames):
+            # the model's input: (frames, 64 + 512) blocks of at most max_frames frames, each led by the last 64
+            # samples of the frame before (zeros first), the last frame zero-padded (silero_vad.sequence_vad's
+            # frame_blocks, whose module imports torch)
+            for first in range(0, count, max_frames):
+                frames = np.zeros((min(max_frames, count - first), FRAME), np.float32)
+                part = a[first * FRAME:(first + frames.shape[0]) * FRAME]
+                frames.reshape(-1)[:part.size] = part
+                block = np.concatenate([np.concatenate([context[None], frames[:-1, -_CONTEXT:]]), frames], axis=1)
+                context = frames[-1, -_CONTEXT:].copy()
                 p, h, c = self.session.run(["speech_probs", "hn", "cn"], {"input": block, "h": h, "c": c})
                 out.append(p.reshape(-1))
         return np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)
@@ -71,21 +80,6 @@ class SileroVad:
             return VadResult((), None, int(a.size))
         probs = self.probs(a)
         return VadResult(speech_spans(probs, int(a.size)), _snr_db(a, probs), int(a.size))
-
-
-def _frame_blocks(audio: np.ndarray, max_frames: int):
-    """``(frames, 64 + 512)`` float32 blocks of at most ``max_frames`` 512-sample frames, each led by the
-    last 64 samples of the frame before (zeros first), the last frame zero-padded: the model's input
-    (silero_vad.sequence_vad.frame_blocks, whose module imports torch)."""
-    count = (audio.size + FRAME - 1) // FRAME
-    context = np.zeros(_CONTEXT, np.float32)
-    for first in range(0, count, max_frames):
-        frames = np.zeros((min(max_frames, count - first), FRAME), np.float32)
-        part = audio[first * FRAME:(first + frames.shape[0]) * FRAME]
-        frames.reshape(-1)[:part.size] = part
-        contexts = np.concatenate([context[None], frames[:-1, -_CONTEXT:]])
-        context = frames[-1, -_CONTEXT:].copy()
-        yield np.concatenate([contexts, frames], axis=1)
 
 
 _SHARED: SileroVad | None = None

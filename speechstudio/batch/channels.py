@@ -35,6 +35,7 @@ def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
     if n < 2:
         return None, (["--channels split: the file has one channel; transcribed as one stream"]
                       if mode == "split" else [])
+    # auto: a centre channel (a film's: dialogue, music, effects) is never split (levels None)
     levels = reader.channel_levels(PROBE_S) if mode == "split" or "FC" not in (reader.info.channel_names or ()) \
         else None
     if mode == "split":
@@ -43,8 +44,6 @@ def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
             return None, [f"--channels split: the {n} channels hold the same sound (a mono recording in "
                           f"{'stereo' if n == 2 else f'{n} channels'}); transcribed as one stream"]
         return list(range(n)), []
-    if n > 2 and "FC" in (reader.info.channel_names or ()):     # a film's channels: dialogue, music, effects
-        return None, []
     if levels is None or levels.shape[0] < 2 or levels.shape[1] == 0:
         return None, []
     top = levels.max(axis=0)

@@ -178,8 +178,13 @@ def cmd_transcribe(args) -> int:
                 credited = 0.0
                 bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
                 if ev.kind == "done":
-                    if ev.info is not None and ev.info.language_probability is not None:
-                        tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
+                    info = ev.info      # "fr (probability 0.99) -> whisper-base"
+                    if info is not None and info.language_probability is not None:
+                        said = (f"no speech found -> {info.model_id}" if info.language is None else
+                                f"{language_name(info.language)} ({info.language}, probability "
+                                f"{info.language_probability:.2f}) -> {info.model_id}"
+                                + (" (translated to English)" if info.task == "translate" else ""))
+                        tqdm.write(f"{ev.item.path.name}: {said}", file=sys.stderr)
                     if ev.info is not None and request.speakers is not None:
                         who = Diarization([], list(ev.info.speakers), could_be=ev.info.speakers_could_be)
                         tqdm.write(f"{ev.item.path.name}: {who.summary()}", file=sys.stderr)
@@ -237,15 +242,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
 
     return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, bar_format=_BAR_KNOWN,
                     **bar_output(sys.stderr))
-
-
-def _language_text(info) -> str:
-    """``"fr (probability 0.99, detected by whisper-base) -> whisper-base"`` for one transcript."""
-    if info.language is None:
-        return f"no speech found -> {info.model_id}"
-    prob = f", probability {info.language_probability:.2f}" if info.language_probability is not None else ""
-    return (f"{language_name(info.language)} ({info.language}{prob}) -> {info.model_id}"
-            + (" (translated to English)" if info.task == "translate" else ""))
 
 
 def _safe_duration(item) -> float:

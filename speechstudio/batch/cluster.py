@@ -119,15 +119,6 @@ class RayPool:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def size(self, request: TranscriptionRequest) -> tuple[int, dict]:
-        """``(workers, Ray resources of one)``: one per GPU of the cluster (unless the request asks for
-        the CPU), else one per ``worker_cores`` CPU cores."""
-        have = self.ray.cluster_resources()
-        gpus = int(have.get("GPU", 0))
-        if gpus and request.device != "cpu":
-            return gpus, {"num_gpus": 1, "num_cpus": 1}
-        return max(1, int(have.get("CPU", 1)) // self.worker_cores), {"num_cpus": self.worker_cores}
-
     def run(self, items: Iterable[InputItem], request: TranscriptionRequest, *,
             cancel: threading.Event | None = None) -> Iterator[BatchEvent]:
         """Transcribe ``items`` as ``request`` asks and write their outputs; yields ``skipped`` events
@@ -175,7 +166,11 @@ class RayPool:
                 ray.kill(actor)
             self.workers.clear()
             self._key = key
-        count, resources = self.size(request)
+        have = ray.cluster_resources()      # a worker per GPU (not for a CPU request), else per worker_cores CPUs
+        if int(have.get("GPU", 0)) and request.device != "cpu":
+            count, resources = int(have.get("GPU", 0)), {"num_gpus": 1, "num_cpus": 1}
+        else:
+            count, resources = max(1, int(have.get("CPU", 1)) // self.worker_cores), {"num_cpus": self.worker_cores}
         count = min(count, len(items))
         # the driver's BLAS threads on the workers (Ray gives an actor OMP_NUM_THREADS=1): OpenBLAS sums
         # faster-whisper's mel filter bank in an order set by its thread count, which moves word probabilities

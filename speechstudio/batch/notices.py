@@ -51,14 +51,13 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
     return True
 
 
-def print_model_line(message: str, *, quiet: bool, file=None) -> None:
-    """Which model runs (one line, default on stderr); its advice on a second ``tip:`` line at most
-    once a day (:func:`due_today`); nothing at all with ``quiet`` (``-q``)."""
+def print_model_line(message: str, *, quiet: bool) -> None:
+    """Which model runs (one line on stderr); its advice on a second ``tip:`` line at most once a day
+    (:func:`due_today`); nothing at all with ``quiet`` (``-q``)."""
     if quiet:
         return
-    out = sys.stderr if file is None else file
     line, advice = split_advice(message)
-    print(line, file=out)
+    print(line, file=sys.stderr)
     due = [a for a in advice if due_today(a)]
     if due:
-        print(f"tip: {'; '.join(due)}", file=out)
+        print(f"tip: {'; '.join(due)}", file=sys.stderr)

@@ -99,9 +99,14 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
             changed = False                  # unreadable now: the decoder reports it
         unlabelled = speakers and not src["labelled"]
         ours = _written_with(js, src, existing)
-    # the input's time: the one its JSON records while that JSON is current (a later copy or touch is no change)
+    # stale: the other outputs modified more than 1 s before the input was (none when a time cannot be read); the
+    # input's time: the one its JSON records while that JSON is current (a later copy or touch is no change)
     since = src.get("mtime") if src is not None and not changed else None
-    stale = _older_than(path, {f: t for f, t in existing.items() if f not in ours}, since)
+    try:
+        since = path.stat().st_mtime if since is None else float(since)
+        stale = {f: t for f, t in existing.items() if f not in ours and t.stat().st_mtime + 1.0 < since}
+    except (OSError, TypeError, ValueError):
+        stale = {}
     if stale:
         names, one = ", ".join(t.name for t in stale.values()), len(stale) == 1
         return WorkPlan({}, (f"{path}: modified after {names} {'was' if one else 'were'} written, and no .json "
@@ -131,16 +136,6 @@ def _written_with(js: Path, src: dict, existing: dict[str, Path]) -> dict[str, P
         return {f: t for f, t in existing.items()
                 if path_text(t.name) in listed and (t == js or t.stat().st_mtime <= limit)}
     except OSError:
-        return {}
-
-
-def _older_than(path: Path, outputs: dict[str, Path], since: float | None) -> dict[str, Path]:
-    """Of ``outputs``, those modified more than 1 s before input ``path`` was (``since``: its modification time in
-    seconds since the epoch; None: read it now); none when a time cannot be read."""
-    try:
-        since = path.stat().st_mtime if since is None else float(since)
-        return {f: t for f, t in outputs.items() if t.stat().st_mtime + 1.0 < since}
-    except (OSError, TypeError, ValueError):
         return {}
 
 

@@ -131,9 +131,7 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
     ignored: list[tuple[Path, str]] = []
     for raw in paths:
         p = Path(raw)
-        if str(raw) == "-":                   # standard input, decoded as a stream
-            found.setdefault(p.resolve(), InputItem(p, None))
-        elif p.is_dir():
+        if str(raw) != "-" and p.is_dir():    # "-": standard input, decoded as a stream
             it = p.rglob("*") if recursive else p.glob("*")
             for f in sorted(it, key=lambda q: str(q).lower()):
                 rel = f.relative_to(p)
@@ -149,7 +147,7 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
                     ignored.append((f, why))
                     continue
                 found.setdefault(f.resolve(), InputItem(f, p))
-        elif p.exists():
+        elif str(raw) == "-" or p.exists():
             found.setdefault(p.resolve(), InputItem(p, None))
         else:
             ignored.append((p, MISSING))
