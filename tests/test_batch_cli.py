@@ -175,6 +175,38 @@ def test_cancel_mid_file_writes_nothing(tmp_path, realspeech, tiny_w2v_dir):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.flac"]
 
 
+def test_a_folder_that_refuses_outputs_fails_its_files_and_the_batch_goes_on(tmp_path, realspeech, tiny_w2v_dir,
+                                                                              monkeypatch):
+    """One read-only subfolder stopped the whole batch ("cannot write outputs", the rest never mentioned). Now its
+    files fail, the ones not yet started without being transcribed, and the other folders' files are done; a full
+    disk still stops the batch (test_transcribe_robustness)."""
+    import errno
+
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.batch import resume
+
+    (tmp_path / "ro").mkdir()
+    files = [tmp_path / "ro" / f"{k}.wav" for k in (1, 2, 3)] + [tmp_path / "b.wav"]
+    for f in files:
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    write_json = resume.write_json
+
+    def refuse(target, *a, **k):
+        if Path(target).parent.name == "ro":
+            raise PermissionError(errno.EACCES, "Permission denied", str(target))
+        return write_json(target, *a, **k)
+
+    monkeypatch.setattr(resume, "write_json", refuse)
+    recognizer = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
+    ends = [(ev.item.path.name, ev.kind, ev.reason) for ev in run_batch(
+        [InputItem(f) for f in files], recognizer, TranscriptionRequest(formats=("txt", "json")))
+        if ev.kind not in ("start", "segment")]
+    why = f"cannot write in {tmp_path / 'ro'}: Permission denied"
+    assert ends == [("1.wav", "failed", why), ("2.wav", "failed", why),     # the 2nd was read ahead: transcribed
+                    ("3.wav", "failed", f"{why} (not transcribed)"), ("b.wav", "done", "")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "b.txt", "b.wav", "ro"]
+
+
 def test_collect_inputs_recursive_flag(mixed):
     src, good = mixed
     items, ignored = collect_inputs([src], recursive=False)

@@ -32,7 +32,8 @@ from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
 
 log = logging.getLogger(__name__)
-_FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.ENOTDIR}
+_FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT}       # every next file would fail the same way
+_FOLDER_ERRNOS = {errno.EACCES, errno.EPERM, errno.ENOTDIR}     # the next files of that folder would
 
 # Files in a scanned folder with these extensions are not media: listed as ignored, not tried (the others are
 # tried when their name or content says audio or video: decode.not_media).
@@ -171,6 +172,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     stop = threading.Event()
     halt = SimpleNamespace(is_set=lambda: stop.is_set() or (cancel is not None and cancel.is_set()))
     channels: dict[int, tuple] = {}             # index -> (its events, targets to write, notes)
+    unwritable: dict[Path, str] = {}            # folder -> why (FOLDER_PREFIX): its next files are not transcribed
 
     def events(index: int, item: InputItem) -> Iterator:
         """The file's ``start`` / ``segment`` events, then ``(FileTranscript, seconds it took)`` or its
@@ -198,7 +200,10 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
             todo, notes = planned.todo, planned.notes
             if todo:                                # its bytes come in while the one before is decoded
                 read_ahead(items[n].path)
-            if not todo:
+            refused = next((unwritable[t.parent] for t in todo.values() if t.parent in unwritable), None)
+            if refused:
+                evs = iter([BatchEvent("failed", items[n], n, reason=f"{refused} (not transcribed)")])
+            elif not todo:
                 evs = iter([BatchEvent("skipped", items[n], n, reason=planned.skip, outputs=tuple(plan[n].values()),
                                        warnings=notes)])
             elif pool is None:
@@ -226,6 +231,8 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
                     break
             if ev.kind == "cancelled" or ev.reason.startswith(FATAL_PREFIX):
                 return
+            if ev.kind == "failed" and ev.reason.startswith(FOLDER_PREFIX):
+                unwritable.update((t.parent, ev.reason) for t in todo.values())
     finally:
         stop.set()
         for pending in [evs] + [c[0] for c in channels.values()]:
@@ -264,6 +271,7 @@ def read_ahead(path: Path, limit: int = READ_AHEAD_BYTES) -> None:
 
 
 FATAL_PREFIX = "cannot write outputs: "
+FOLDER_PREFIX = "cannot write in "      #: the folder's next files fail without being transcribed; the others go on
 # A transcript with no text from at least this much audio at speech level (diagnose.LOUD_DBFS) is
 # done but warned about: the user would otherwise trust an empty file.
 LOUD_WITHOUT_TEXT_S = 1.0
@@ -499,6 +507,8 @@ def _write(item, index, done, targets, request, t0) -> BatchEvent:
         where = target or Path(e.filename or next(iter(targets.values())))
         if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
             return BatchEvent("failed", item, index, reason=f"{FATAL_PREFIX}{where.parent}: {why}")
+        if e.errno in _FOLDER_ERRNOS:
+            return BatchEvent("failed", item, index, reason=f"{FOLDER_PREFIX}{where.parent}: {why}")
         return BatchEvent("failed", item, index, reason=f"cannot write {where}: {why}")
     return BatchEvent("done", item, index, duration_s=done.decoded_s, position_s=done.decoded_s,
                       outputs=tuple(targets.values()), warnings=tuple(warnings),
