@@ -207,6 +207,35 @@ def test_a_folder_that_refuses_outputs_fails_its_files_and_the_batch_goes_on(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "b.txt", "b.wav", "ro"]
 
 
+def test_a_folder_scan_follows_linked_folders_and_says_what_it_cannot_read(tmp_path, realspeech, monkeypatch):
+    """A linked folder was not followed, an unreadable subfolder and a named pipe in a folder were passed over
+    without a word ("no input files to transcribe"). Now linked folders are read (each real folder once: a link
+    back up is no loop), and what cannot be read is listed with its reason."""
+    import os
+
+    src, other = tmp_path / "in", tmp_path / "card"
+    (src / "locked").mkdir(parents=True)
+    other.mkdir()
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", src / "good.wav")
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", src / "locked" / "x.wav")
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", other / "linked.wav")
+    (src / "card").symlink_to(other, target_is_directory=True)
+    (other / "back").symlink_to(src, target_is_directory=True)        # a loop
+    os.mkfifo(src / "pipe.wav")
+    scandir = os.scandir
+
+    def no_permission(path="."):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", no_permission)
+    items, ignored = collect_inputs([src])
+    assert [i.path for i in items] == [src / "card" / "linked.wav", src / "good.wav"]
+    assert ignored == [(src / "locked", "cannot read the folder (Permission denied)"),
+                       (src / "pipe.wav", "not a regular file (a pipe, socket or device: name it to read from it)")]
+
+
 def test_collect_inputs_recursive_flag(mixed):
     src, good = mixed
     items, ignored = collect_inputs([src], recursive=False)

@@ -133,15 +133,16 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
     for raw in paths:
         p = Path(raw)
         if str(raw) != "-" and p.is_dir():    # "-": standard input, decoded as a stream
-            it = p.rglob("*") if recursive else p.glob("*")
-            for f in sorted(it, key=lambda q: str(q).lower()):
-                rel = f.relative_to(p)
-                if any(part.startswith(".") for part in rel.parts):
+            for f in sorted(_folder_files(p, recursive, ignored), key=lambda q: str(q).lower()):
+                if f.name.startswith("."):
                     continue
                 if f.is_symlink() and not f.exists():
                     ignored.append((f, "broken link (its target does not exist)"))
                     continue
-                if not f.is_file() or f.suffix.lower() in TRANSCRIPTS:
+                if not f.is_file():
+                    ignored.append((f, "not a regular file (a pipe, socket or device: name it to read from it)"))
+                    continue
+                if f.suffix.lower() in TRANSCRIPTS:
                     continue
                 why = "not a media file (by its extension)" if f.suffix.lower() in NOT_MEDIA else not_media(f)
                 if why:
@@ -156,6 +157,20 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
 
 
 MISSING = "no such file or folder"
+
+
+def _folder_files(folder: Path, recursive: bool, ignored: list[tuple[Path, str]]) -> list[Path]:
+    """The files in ``folder`` (and, ``recursive``, its subfolders, linked ones followed, each real folder once;
+    hidden folders passed over); a folder that cannot be read is added to ``ignored`` with the reason."""
+    seen, files = set(), []
+    for top, dirs, names in os.walk(folder, followlinks=True, onerror=lambda e: ignored.append(
+            (Path(e.filename), f"cannot read the folder ({e.strerror})"))):
+        real = os.path.realpath(top)
+        dirs[:] = [d for d in dirs if not d.startswith(".")] if recursive and real not in seen else []
+        if real not in seen:
+            seen.add(real)
+            files += [Path(top) / n for n in names]
+    return files
 
 
 def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequest, *,
