@@ -30,6 +30,23 @@ def test_unsupported_controls_are_greyed_out(win):
     assert page._job().noise_scale == pytest.approx(page.noise.value() / 100)
 
 
+def test_the_sliders_start_at_the_voices_own_settings_as_the_cli_speaks_it(win):
+    """A voice made to speak slowly (length_scale 1.5) with less noise spoke at 1.0 / 0.667 / 0.8 in the app (the
+    sliders' own values) and at its own settings in the CLI. Now the noise sliders move to the voice's values when
+    it loads, and the rate is the voice's own tempo times the slider (1.00x: the voice's own, as the CLI)."""
+    from speechstudio.worker.jobs import VoiceInfo
+
+    page = win.speak
+    page._set_voice_info(VoiceInfo("slow", 22050, (), 1, {"length_scale": 1.5, "noise_scale": 0.333,
+                                                          "noise_w": 0.4}, "voice slow"))
+    job = page._job()
+    assert (job.length_scale, job.noise_scale, job.noise_w) == (None, 0.33, 0.4)
+    assert (page.noise_label.text(), page.noise_w_label.text()) == ("0.33", "0.40")
+    page.rate.setValue(200)
+    assert page._job().length_scale == pytest.approx(0.75)
+    assert page.rate.toolTip() == "1.00×: the voice's own tempo"
+
+
 def test_no_output_device_offers_save_as(win, fake_audio):
     page = win.speak
     fake_audio.output_devices = lambda: []  # no sound card output

@@ -49,7 +49,7 @@ class SpeakPage(QWidget):
         self.speaker_box = combo("Speaker", ["single speaker"])
         self.speaker_box.setEnabled(False)
         form.addRow("Voice", hrow((self.voice_box, 1), QLabel("Speaker"), (self.speaker_box, 1), stretch=False))
-        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100,
+        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "1.00×: the voice's own tempo", 50, 200, 100,
                                                   lambda v: f"{v / 100:.2f}×")
         self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67,
                                                     lambda v: f"{v / 100:.2f}")
@@ -86,6 +86,7 @@ class SpeakPage(QWidget):
                 shown) -> tuple[QSlider, QLabel]:
         """A form row ``label``: a slider from ``lo`` to ``hi`` and a label saying ``shown(its value)``."""
         slider = named(QSlider(Qt.Orientation.Horizontal), name, tip)
+        slider.setAccessibleDescription(tip)        # the tooltip again when a voice has the control
         slider.setRange(lo, hi)
         slider.setValue(value)
         text = QLabel(shown(value))
@@ -109,16 +110,14 @@ class SpeakPage(QWidget):
         if v != DEFAULT_VOICE:
             self.voice_box.addItem(v)
         self.voice_box.setCurrentText(v)
-        for key, slider in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w)):
-            with suppress(TypeError, ValueError):
-                slider.setValue(int(s.value(f"speak/{key}", slider.value())))
+        with suppress(TypeError, ValueError):      # the noise sliders follow the voice (_set_voice_info)
+            self.rate.setValue(int(s.value("speak/rate", self.rate.value())))
 
     def save_settings(self) -> None:
         s = settings()
         s.setValue("speak/text", self.text.toPlainText()[:5000])
         s.setValue("speak/voice", self.voice_box.currentText())
-        for key, slider in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w)):
-            s.setValue(f"speak/{key}", slider.value())
+        s.setValue("speak/rate", self.rate.value())
 
     def set_voices(self, names: list[str]) -> None:
         cur = self.voice_box.currentText()
@@ -138,8 +137,10 @@ class SpeakPage(QWidget):
         if self.speaker_box.isEnabled() and self.speaker_box.currentIndex() >= 0:
             speaker = self.speaker_box.currentData()
         on = {name: s.isEnabled() for name, s in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w))}
+        base_length = float((self.voice_info.defaults if self.voice_info else {}).get("length_scale", 1.0))
         return SpeakJob(self.text.toPlainText(), voice=None if voice == DEFAULT_VOICE else voice, speaker=speaker,
-                        length_scale=100.0 / max(1, self.rate.value()) if on["rate"] else None,
+                        length_scale=base_length * 100.0 / max(1, self.rate.value())
+                        if on["rate"] and self.rate.value() != 100 else None,
                         noise_scale=self.noise.value() / 100 if on["noise"] else None,
                         noise_w=self.noise_w.value() / 100 if on["noise_w"] else None, out_path=out_path,
                         pitch=None if self.pitch_own else self.pitch.value() / 2)
@@ -278,6 +279,9 @@ class SpeakPage(QWidget):
             logging.getLogger(__name__).info("%s", info.message)
             self.status_message.emit(f"Voice ready: {info.name}")
             self._set_pitch_to_voice(float(info.defaults.get("pitch", 0.0) or 0.0))
+            for control, slider in (("noise_scale", self.noise), ("noise_w", self.noise_w)):   # the voice's own
+                if control in info.defaults:
+                    slider.setValue(int(round(float(info.defaults[control]) * 100)))
             cur = self.speaker_box.currentData() if self.speaker_box.isEnabled() else None
             names = list(info.speakers) or [str(i) for i in range(info.num_speakers)]
             refill(self.speaker_box, [(n, n if info.speakers else i) for i, n in enumerate(names)]
@@ -287,7 +291,8 @@ class SpeakPage(QWidget):
         for control, slider, label in (("length_scale", self.rate, "speed"), ("noise_scale", self.noise, "noise"),
                                        ("noise_w", self.noise_w, "rhythm noise")):
             slider.setEnabled(control in controls)
-            slider.setToolTip("" if control in controls else f"voice {info.name} has no {label} control")
+            slider.setToolTip(slider.accessibleDescription() if control in controls
+                              else f"voice {info.name} has no {label} control")
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
         if job_id == self._preload_job:

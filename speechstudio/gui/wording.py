@@ -13,9 +13,9 @@ log = logging.getLogger(__name__)
 #: the Speak page's sliders: label, tooltip (Piper's inference settings, rhasspy/piper)
 SLIDER_WORDS: dict[str, tuple[str, str]] = {
     "noise": ("Expressiveness", "How lively the voice sounds: low is flat and steady, high is more varied "
-                                "(Piper's noise_scale, default 0.667)."),
+                                "(Piper's noise_scale; it starts at the voice's own)."),
     "noise_w": ("Rhythm variation", "How much the length of each sound varies: low is even, high is looser "
-                                    "(Piper's noise_w, default 0.8)."),
+                                    "(Piper's noise_w; it starts at the voice's own)."),
 }
 
 #: training presets: what each gives (time and quality), shown under the preset picker
