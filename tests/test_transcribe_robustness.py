@@ -256,8 +256,16 @@ def test_overwrite_with_fewer_formats_leaves_no_output_of_the_run_before(tmp_pat
     assert json.loads((tmp_path / "a.json").read_text())["source"]["outputs"] == ["a.srt", "a.txt", "a.json"]
     assert all((tmp_path / n).stat().st_mtime > before for n in ("a.srt", "a.txt", "a.json"))
     assert (tmp_path / "a.vtt").read_text() == "WEBVTT\n\nmy edit\n"
+    kept = "kept as they are (edited since, or not listed by its JSON transcript): they may be of an earlier run"
+    assert f"warning: {f}: a.vtt {kept}\n" in err
     code, _, err = run(["transcribe", str(f), *model, "--format", "srt,json"], capsys)
     assert code == 0 and "Summary: 0 done, 1 skipped" in err and "already transcribed" in err
+    g = tmp_path / "b" / "b.wav"                  # no JSON: the other formats are not known as its own; said so
+    g.parent.mkdir()
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", g)
+    assert run(["transcribe", str(g), *model, "--format", "txt,srt"], capsys)[0] == 0
+    code, _, err = run(["transcribe", str(g), *model, "--format", "vtt", "--overwrite"], capsys)
+    assert code == 0 and f"warning: {g}: b.txt, b.srt {kept}\n" in err
 
 
 def test_output_edited_after_its_transcript_is_not_overwritten_when_the_input_changes(tmp_path, realspeech,

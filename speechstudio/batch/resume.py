@@ -76,10 +76,13 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
     if overwrite:       # the outputs of the transcript it replaces in other formats too: its outputs are of one run
         js = targets.get("json") or next(iter(targets.values())).with_suffix(".json")
         src = recorded_source(js) if js.exists() else None
-        also = _written_with(js, src, {f: js.with_suffix(f".{f}") for f in FORMATS if f not in targets and
-                                       js.with_suffix(f".{f}").exists()}) if src is not None else {}
+        others = {f: js.with_suffix(f".{f}") for f in FORMATS if f not in targets and js.with_suffix(f".{f}").exists()}
+        also = _written_with(js, src, others) if src is not None else {}
         notes = [f"{path}: {', '.join(t.name for t in also.values())} (its earlier transcript's other formats) "
                  "written again too, so that all its outputs are of this run"] if also else []
+        if kept := [t.name for f, t in others.items() if f not in also]:
+            notes.append(f"{path}: {', '.join(kept)} kept as they are (edited since, or not listed by its JSON "
+                         "transcript): they may be of an earlier run")
         return WorkPlan({**targets, **also}, tuple(notes))
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
