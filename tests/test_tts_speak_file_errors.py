@@ -47,7 +47,22 @@ def test_speak_empty_text_and_stdin_exit_2(no_voice, tmp_path, capsys, monkeypat
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"  \n")))
     assert main(["speak", "-", "--out", str(out)]) == 2
     assert "speechstudio: error: standard input: text is empty" in capsys.readouterr().err
+    assert main(["speak", "<speak></speak>", "--out", str(out)]) == 2      # was: the voice loaded, then exit 1
+    assert capsys.readouterr().err == "speechstudio: error: text is empty or has nothing a voice can say\n"
     assert not out.exists()
+
+
+def test_audiobook_from_standard_input_and_a_text_file_imported_as_a_voice_say_what_is_wrong(no_voice, tmp_path,
+                                                                                              capsys):
+    """Were "-: unsupported document type" and "plain.txt: missing its voice config plain.txt.json"."""
+    assert main(["audiobook", "-", "--out", str(tmp_path / "book")]) == 2
+    assert capsys.readouterr().err == ("speechstudio: error: -: a book is read from a file (.txt, .md, .markdown, "
+                                       ".epub), not from standard input\n")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("hello\n")
+    assert main(["voices", "import", str(plain)]) == 1
+    assert capsys.readouterr().err == (f"speechstudio: error: {plain}: not a Piper voice (a VOICE.onnx file with "
+                                       "its VOICE.onnx.json beside it)\n")
 
 
 def test_speak_out_a_folder_and_a_cover_folder_say_so(no_voice, tmp_path, capsys):

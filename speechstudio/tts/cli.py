@@ -232,8 +232,8 @@ def speak_command(args) -> int:
     try:  # empty text and SSML errors before the voice loads, naming the file (exit 2, as an unreadable file)
         if isinstance(source, str):
             check_speakable(source)
-            if ssml or ssml_verdict(source):
-                list(speech_parts(source, ssml=True))
+            if (ssml or ssml_verdict(source)) and not list(speech_parts(source, ssml=True)):
+                raise EmptyTextError("text is empty or has nothing a voice can say")
         elif next(speech_parts(iter_text_lines(args.file), ssml=ssml), None) is None:  # SSML: parsed whole
             raise EmptyTextError("text is empty or has nothing a voice can say")
     except (EmptyTextError, SsmlError) as exc:

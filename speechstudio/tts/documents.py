@@ -73,6 +73,8 @@ def read_book(path: str | Path) -> Book:
     (unsupported type, missing, not Unicode text, not an EPUB, no text)."""
     path = Path(path)
     suffix = path.suffix.lower()
+    if str(path) == "-":
+        raise DocumentError(f"-: a book is read from a file ({', '.join(DOCUMENT_SUFFIXES)}), not from standard input")
     if suffix not in DOCUMENT_SUFFIXES:
         raise DocumentError(f"{path}: unsupported document type (use {', '.join(DOCUMENT_SUFFIXES)})")
     if not path.is_file():

@@ -53,6 +53,8 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
     beside = (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json"))
     cfg_path = Path(config_path) if config_path is not None else next((c for c in beside if c.is_file()), None)
+    if (cfg_path is None or not cfg_path.is_file()) and onnx_path.suffix.lower() != ".onnx":
+        raise PiperVoiceError(f"{onnx_path}: not a Piper voice (a VOICE.onnx file with its VOICE.onnx.json beside it)")
     if cfg_path is None or not cfg_path.is_file():
         raise PiperVoiceError(f"{onnx_path}: missing its voice config {cfg_path or onnx_path.name + '.json'} "
                               "(download it with the voice)")
