@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ["tests/test_transcribe_robustness.py::test_in_phase_stereo_is_mixed_without_warning",   # fixture
          "tests/test_decode.py"]                                                                 # manifest rows
