@@ -321,6 +321,16 @@ def test_asr_resume_with_other_recordings_is_refused(prepared, tmp_path, home, c
         "--data, or start a new run (another --out or --run-dir) for other recordings")
 
 
+def test_asr_resume_of_a_voice_run_says_it_is_not_a_recognition_run(tmp_path, home, capsys):
+    """Was a bare KeyError 'dataset' (the app's resume said it properly: both read RunFolder.ctc_dataset now)."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "config.json").write_text(json.dumps({"base": "joe", "voice_rate": {}}), encoding="utf-8")
+    assert main(["finetune", "asr", "--out", "m", "--resume", "--run-dir", str(run_dir)]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"speechstudio: error: {run_dir / 'config.json'}: not a recognition (CTC) run")
+
+
 def test_lr_option_sets_the_generator_rate_and_reaches_the_launch_line(tiny_base, prepared, tmp_path, home):
     """``finetune voice --lr`` is the generator's rate after the warm-up (the error messages
     advise "a lower --lr"); without it the fine-tuning default 2e-5, and the discriminator

@@ -116,6 +116,14 @@ class RunFolder:
         except (OSError, ValueError) as exc:
             raise RunError(f"{self.config_path}: unreadable ({type(exc).__name__}: {exc})") from exc
 
+    def ctc_dataset(self) -> Path:
+        """The prepared dataset a recognition (CTC) run was started on (``config.json`` ``"dataset"``), which a
+        resume trains on. Raises ``RunError`` (no run, unreadable, not a CTC run)."""
+        cfg = self.read_config()
+        if not isinstance(cfg, dict) or not isinstance(cfg.get("dataset"), str):
+            raise RunError(f"{self.config_path}: not a recognition (CTC) run")
+        return Path(cfg["dataset"])
+
     def check_start(self, resume: bool, instead: str = "run folder") -> None:
         """``RunError`` unless the folder holds ``checkpoints/latest.pt`` exactly when ``resume``."""
         if resume and not self.checkpoint_path("latest").is_file():

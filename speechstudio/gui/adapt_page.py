@@ -23,7 +23,7 @@ from speechstudio.gui.wizard_common import BaseStepFrame, TrainingStep, WizardPa
 from speechstudio.gui.wording import plain_error
 from speechstudio.progress import clock
 from speechstudio.worker.adapt_jobs import (AdaptTrainJob, CompareJob, RegisterJob, ctc_model_names, describe_ctc_base,
-                                            list_adapt_runs, resume_dataset, run_dir_for)
+                                            list_adapt_runs, run_dir_for)
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Status
 
@@ -685,7 +685,7 @@ class AdaptPage(WizardPage):
 
     def read_run(self, name: str):
         folder = run_dir_for(name)
-        return RunFolder(folder).read_config(), resume_dataset(folder)
+        return RunFolder(folder).read_config(), RunFolder(folder).ctc_dataset()
 
     def _model_saved(self, name: str) -> None:
         """A new model is in the store: refresh the Models page, which refills the Transcribe and

@@ -115,15 +115,6 @@ def run_dir_for(name: str) -> Path:
     return runs_dir() / name
 
 
-def resume_dataset(run_dir: Path) -> Path:
-    """The prepared dataset a run was started on (``config.json`` ``"dataset"``), which a
-    resume trains on, as the CLI's ``--resume``. Raises ``RunError`` (no run / unreadable)."""
-    cfg = RunFolder(run_dir).read_config()
-    if not isinstance(cfg.get("dataset"), str):
-        raise RunError(f"{Path(run_dir) / 'config.json'}: not a recognition (CTC) run")
-    return Path(cfg["dataset"])
-
-
 def list_adapt_runs() -> list[RunInfo]:
     """The CTC runs (``config.json`` with a dataset path and a vocabulary source; voice-cloning
     runs are left out) under the runs folder, newest first."""
@@ -144,7 +135,7 @@ class AdaptTrainJob(TrainingJob):
     title = "adapt {run_dir.name}"
 
     def _train(self, models) -> Iterator[object]:
-        dataset = resume_dataset(self.run_dir) if self.resume else self.dataset_dir
+        dataset = RunFolder(self.run_dir).ctc_dataset() if self.resume else self.dataset_dir
         yield Status("resuming the run …" if self.resume else "loading the base model …")
         yield from train_ctc(self.run_dir, dataset, None if self.resume else self.base, self.config,
                              resume=self.resume, control=self.control)

@@ -126,7 +126,7 @@ def run(args) -> int:
     # would overwrite its dataset and checkpoints); released by the OS if this process dies
     with (run_lock(run_dir) if main else contextlib.nullcontext()):
         if args.resume:
-            dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
+            dataset_dir = RunFolder(run_dir).ctc_dataset()
             base = None
             if args.data:
                 check_resume_data(Path(args.data).expanduser(), dataset_dir, run_dir)
