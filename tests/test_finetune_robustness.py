@@ -362,8 +362,9 @@ def test_keep_base_pitch_trains_at_the_base_rate(tiny_base, prepared, tmp_path, 
                             keep_base_pitch=flag) for flag in (False, True)]
     assert [p.config.pitch_by_rate for p in plans] == [True, False]
     args = build_parser().parse_args(["finetune", "voice", "--base", "b", "--data", "d", "--out", "o",
-                                      "--keep-base-pitch"])
+                                      "--keep-base-pitch", "--match-pitch"])
     assert args.keep_base_pitch is True and "--keep-base-pitch" in _voice_argv(args)
+    assert "--match-pitch" in _voice_argv(args)        # was left out of the multi-GPU launch line
 
 
 def test_a_learning_rate_that_is_not_positive_is_refused_as_a_rate(tmp_path, home, capsys):

@@ -164,8 +164,8 @@ def _voice_argv(args) -> list[str]:
         value = getattr(args, flag[2:].replace("-", "_"), None)
         if value is not None and value != default:
             argv += [flag, str(value)]
-    for flag in ("gradient_checkpointing", "train_prosody", "keep_base_pitch", "resume", "no_asr_check", "split_long",
-                 "keep_mismatched", "overwrite", "quiet"):
+    for flag in ("gradient_checkpointing", "train_prosody", "keep_base_pitch", "match_pitch", "resume", "no_asr_check",
+                 "split_long", "keep_mismatched", "overwrite", "quiet"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
     return argv + ["--multi-gpu"]
