@@ -58,7 +58,7 @@ def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCCon
 
     try:
         yield from _train(run_dir, dataset_dir, base, config, resume, control)
-    except torch.OutOfMemoryError:
+    except torch.cuda.OutOfMemoryError:  # = torch.OutOfMemoryError (torch >= 2.5); torch 2.4 has only this name
         raise CTCTrainingError("out of GPU memory outside a training step (the sanity pass or an evaluation): try a "
                                "lower --batch-size or --max-clip-s; the latest checkpoint, if any, is valid "
                                "(--resume)") from None
@@ -182,7 +182,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                             loss = ctc_loss(model, logits, labels, n_samples) / len(group)
                             scaler.scale(loss).backward()
                         loss_sum += float(loss.detach().float())
-                except torch.OutOfMemoryError:
+                except torch.cuda.OutOfMemoryError:
                     raise _oom_error(optimizer, par, p, group, collator, config, precision, step,
                                      lambda: save(micro, rng_before, None)) from None
                 scaler.unscale_(optimizer)
