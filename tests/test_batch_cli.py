@@ -186,7 +186,7 @@ def test_a_folder_that_refuses_outputs_fails_its_files_and_the_batch_goes_on(tmp
     from speechstudio.batch import resume
 
     (tmp_path / "ro").mkdir()
-    files = [tmp_path / "ro" / f"{k}.wav" for k in (1, 2, 3)] + [tmp_path / "b.wav"]
+    files = [tmp_path / "ro" / f"{k}.wav" for k in (1, 2, 3, 4, 5)] + [tmp_path / "b.wav"]
     for f in files:
         shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
     write_json = resume.write_json
@@ -203,7 +203,8 @@ def test_a_folder_that_refuses_outputs_fails_its_files_and_the_batch_goes_on(tmp
         if ev.kind not in ("start", "segment")]
     why = f"cannot write in {tmp_path / 'ro'}: Permission denied"
     assert ends == [("1.wav", "failed", why), ("2.wav", "failed", why),     # the 2nd was read ahead: transcribed
-                    ("3.wav", "failed", f"{why} (not transcribed)"), ("b.wav", "done", "")]
+                    ("3.wav", "failed", f"{why} (not transcribed)"), ("4.wav", "failed", f"{why} (not transcribed)"),
+                    ("5.wav", "failed", f"{why} (not transcribed)"), ("b.wav", "done", "")]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "b.txt", "b.wav", "ro"]
 
 

@@ -213,9 +213,9 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
             n = index + len(channels)
             planned = resume.plan_work(items[n].path, plan[n], request.overwrite, request.speakers is not None)
             todo, notes = planned.todo, planned.notes
-            if todo:                                # its bytes come in while the one before is decoded
-                read_ahead(items[n].path)
             refused = next((unwritable[t.parent] for t in todo.values() if t.parent in unwritable), None)
+            if todo and not refused:                # its bytes come in while the one before is decoded
+                read_ahead(items[n].path)
             if refused:
                 evs = iter([BatchEvent("failed", items[n], n, reason=f"{refused} (not transcribed)")])
             elif not todo:
@@ -247,7 +247,8 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
             if ev.kind == "cancelled" or ev.reason.startswith(FATAL_PREFIX):
                 return
             if ev.kind == "failed" and ev.reason.startswith(FOLDER_PREFIX):
-                unwritable.update((t.parent, ev.reason) for t in todo.values())
+                for t in todo.values():             # the first file's reason (a refused one says it again)
+                    unwritable.setdefault(t.parent, ev.reason)
     finally:
         stop.set()
         for pending in [evs] + [c[0] for c in channels.values()]:

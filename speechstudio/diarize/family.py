@@ -72,14 +72,12 @@ class Diarization:
         free = (f"Speaker {k}" for k in itertools.count(1)
                 if f"Speaker {k}" in unknown or f"Speaker {k}" not in {s.name for s in self.speakers})
         new = {n: next(free) for n in unknown}
-        if any(n != m for n, m in new.items()):
-            def rename(name):
-                return new.get(name, name)
-            self.speakers = [dataclasses.replace(s, name=rename(s.name)) for s in self.speakers]
-            self.turns = [dataclasses.replace(t, speaker=rename(t.speaker)) for t in self.turns]
-            self.embeddings = {rename(n): e for n, e in self.embeddings.items()}
-            labelled = [dataclasses.replace(s, speaker=rename(s.speaker), words=tuple(
-                dataclasses.replace(w, speaker=rename(w.speaker)) for w in s.words)) for s in labelled]
+        rename = lambda name: new.get(name, name)  # noqa: E731
+        self.speakers = [dataclasses.replace(s, name=rename(s.name)) for s in self.speakers]
+        self.turns = [dataclasses.replace(t, speaker=rename(t.speaker)) for t in self.turns]
+        self.embeddings = {rename(n): e for n, e in self.embeddings.items()}
+        labelled = [dataclasses.replace(s, speaker=rename(s.speaker), words=tuple(
+            dataclasses.replace(w, speaker=rename(w.speaker)) for w in s.words)) for s in labelled]
         return labelled, dataclasses.replace(info, speakers=tuple(self.speakers), speaker_turns=tuple(self.turns),
                                              speakers_could_be=self.could_be)
 
