@@ -47,6 +47,18 @@ def test_batch_of_one_unreadable_file_without_terminal(tmp_path, tiny_w2v_dir, c
     assert "text.wav: not a recognised audio or video file" in err
 
 
+def test_progress_counter_reaches_the_last_file_when_it_is_skipped(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    """A file with no "start" event (skipped, refused) still moves the bar's "N/M name" to its number."""
+    for name in ("a.wav", "b.wav"):
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / name)
+    argv = ["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "txt"]
+    assert run(argv + ["-q"], capsys)[0] == 0
+    (tmp_path / "a.txt").unlink()          # a is transcribed again, b (last) is skipped
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    assert "Summary: 1 done, 1 skipped, 0 failed" in err
+    assert "2/2 b.wav" in err
+
 def test_audio_bar_draws_with_unknown_and_exceeded_totals(capsys):
     from tqdm import tqdm
 

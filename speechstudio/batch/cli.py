@@ -166,9 +166,10 @@ def cmd_transcribe(args) -> int:
             items, recognizer, request, cancel=cancel, debug=args.debug)
         for ev in events:
             summary.add(ev)
+            if ev.kind in ("start", "done", "failed", "skipped"):   # a file skipped or refused has no "start"
+                bar.set_description(f"{ev.index + 1}/{len(items)} {ev.item.path.name[:30]}")
             if ev.kind == "start":
                 credited = 0.0
-                bar.set_description(f"{ev.index + 1}/{len(items)} {ev.item.path.name[:30]}")
             elif ev.kind == "segment" and ev.position_s > credited:
                 advance(ev.position_s - credited)
                 credited = ev.position_s
