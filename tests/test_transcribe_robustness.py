@@ -367,7 +367,8 @@ def _plan_against(tmp_path, asked, request=True, **doc):
 
 @pytest.mark.parametrize("asked, differs", [
     ({"models": {"whisper-base"}, "model": "base"}, "model whisper-tiny.en; transcribed again with base"),
-    ({"task": "translate", "language": "fr"}, "task transcribe and language en; transcribed again with translate and fr"),
+    ({"task": "translate", "language": "fr"},
+     "task transcribe and language en; transcribed again with translate and fr"),
     ({"speakers": "3"}, "speakers auto; transcribed again with 3"),
     ({"track": 2, "speakers": "2-4"}, "speakers auto and track 1; transcribed again with 2-4 and 2"),
 ])
@@ -392,7 +393,8 @@ def test_an_output_edited_after_its_transcript_is_kept_when_another_model_redoes
     _, f, targets = _plan_against(tmp_path, {}, speaker_count=None)        # no labels
     at = targets["json"].stat().st_mtime + 10
     os.utime(targets["txt"], (at, at))                                      # edited after the run
-    plan = plan_work(f, targets, overwrite=False, asked={"models": {"whisper-base"}, "model": "base", "speakers": "auto"})
+    plan = plan_work(f, targets, overwrite=False,
+                     asked={"models": {"whisper-base"}, "model": "base", "speakers": "auto"})
     assert plan == WorkPlan({"json": targets["json"]}, (
         f"{f}: its transcript was made with model whisper-tiny.en; transcribed again with base",
         f"{f}: its transcript has no speaker labels; transcribed again with them",
