@@ -309,10 +309,10 @@ def test_speaker_labels_asked_without_a_json_output_say_why_the_transcript_is_ke
     targets = {fmt: tmp_path / f"a.{fmt}" for fmt in ("txt", "srt")}
     for t in targets.values():
         t.write_text("Hello.\n")
-    assert plan_work(f, targets, overwrite=False, speakers=True) == WorkPlan(
+    assert plan_work(f, targets, overwrite=False, asked={"speakers": "auto"}) == WorkPlan(
         {}, (f"{f}: kept its transcript; without a .json output it is not known to have speaker labels (add json to "
              "--format, or use --overwrite to redo it with them)",), "already transcribed")
-    assert plan_work(f, targets, overwrite=False, speakers=False) == WorkPlan({}, (), "already transcribed")
+    assert plan_work(f, targets, overwrite=False, asked={}) == WorkPlan({}, (), "already transcribed")
 
 
 def test_a_rerun_with_another_model_transcribes_again_naming_it_and_keeps_an_edited_output(tmp_path, realspeech,

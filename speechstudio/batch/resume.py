@@ -104,12 +104,11 @@ def speakers_text(request) -> str | None:
         str(c.min_speakers) if c.exact else f"{c.min_speakers}-{c.max_speakers}")
 
 
-def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: bool = False,
-              asked: dict | None = None) -> WorkPlan:
+def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, asked: dict | None = None) -> WorkPlan:
     """Which of ``targets`` (format -> output path) to write for input ``path`` (all with ``overwrite``, and the
     outputs of other formats that its JSON lists as written with it: no output of an earlier run is left). Outputs
     its JSON lists as written with it (and not edited since) are redone when the input changed, or when its JSON
-    records other than ``asked`` (:func:`asked`; labels asked: ``speakers`` too) asks: model, task, language or
+    records other than ``asked`` (:func:`asked`) asks: model, task, language or
     track named, speakers, or no labels when asked (:func:`_differences`, named in a note). Any other existing
     output is kept, and when it is older than the input (so of an older version of it) nothing is done,
     so that the input's outputs never mix two versions of it (docs/transcribe.md, Resume)."""
@@ -133,7 +132,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
     js = targets.get("json")
     src = recorded_source(js) if js is not None and "json" in existing else None
     asked = asked or {}
-    speakers = speakers or asked.get("speakers") is not None
+    speakers = asked.get("speakers") is not None
     changed, redo = False, []
     ours: dict[str, Path] = {}
     if src is not None:
