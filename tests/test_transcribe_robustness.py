@@ -321,10 +321,113 @@ def test_speaker_labels_asked_without_a_json_output_say_why_the_transcript_is_ke
     targets = {fmt: tmp_path / f"a.{fmt}" for fmt in ("txt", "srt")}
     for t in targets.values():
         t.write_text("Hello.\n")
-    assert plan_work(f, targets, overwrite=False, speakers=True) == WorkPlan(
+    assert plan_work(f, targets, overwrite=False, asked={"speakers": "auto"}) == WorkPlan(
         {}, (f"{f}: kept its transcript; without a .json output it is not known to have speaker labels (add json to "
              "--format, or use --overwrite to redo it with them)",), "already transcribed")
-    assert plan_work(f, targets, overwrite=False, speakers=False) == WorkPlan({}, (), "already transcribed")
+    assert plan_work(f, targets, overwrite=False, asked={}) == WorkPlan({}, (), "already transcribed")
+
+
+def test_a_rerun_with_another_model_transcribes_again_naming_it_and_keeps_an_edited_output(tmp_path, realspeech,
+                                                                                           tiny_w2v_dir, capsys, home):
+    """A rerun with another --model skipped every file as "already transcribed": the unedited outputs its JSON
+    lists are written again, the edited one kept, and the note names the model; the same request still skips."""
+    import os
+
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "--format", "txt,srt,json"]
+    assert run(argv + ["-q"], capsys)[0] == 0
+    assert "Summary: 0 done, 1 skipped" in run(argv, capsys)[2]               # the same request: kept
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["model_id"] == str(tiny_w2v_dir.resolve())
+    assert doc["source"]["request"] == {"task": "transcribe", "speakers": None}
+    (tmp_path / "a.json").write_text(json.dumps({**doc, "model_id": "whisper-tiny.en"}))   # as an earlier run's
+    t0 = (tmp_path / "a.json").stat().st_mtime
+    (tmp_path / "a.txt").write_text("the tiny.en text\n")
+    os.utime(tmp_path / "a.txt", (t0 - 50, t0 - 50))
+    (tmp_path / "a.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nMy edit.\n")
+    os.utime(tmp_path / "a.srt", (t0 + 10, t0 + 10))                           # edited after the run
+    code, _, err = run(argv, capsys)
+    assert code == 0 and "Summary: 1 done, 0 skipped" in err, err
+    assert f"{f}: its transcript was made with model whisper-tiny.en; transcribed again with {tiny_w2v_dir}" in err
+    assert f"{tmp_path / 'a.srt'}: exists, kept (use --overwrite to replace it)" in err
+    assert (tmp_path / "a.txt").read_text() != "the tiny.en text\n"
+    assert (tmp_path / "a.srt").read_text() == "1\n00:00:00,000 --> 00:00:01,000\nMy edit.\n"
+    assert json.loads((tmp_path / "a.json").read_text())["model_id"] == str(tiny_w2v_dir.resolve())
+    assert "Summary: 0 done, 1 skipped" in run(argv, capsys)[2]
+
+
+def _plan_against(tmp_path, asked, request=True, **doc):
+    """``plan_work`` for a.wav beside a.txt and a.json, a transcript made with tiny.en, task transcribe,
+    language en, speakers auto (``request``: recorded, as now), track 1; ``doc``: other fields of the JSON
+    (``None``: left out)."""
+    from speechstudio.batch.resume import fingerprint
+
+    f = tmp_path / "a.wav"
+    f.write_bytes(b"RIFF" * 100)
+    targets = {"txt": tmp_path / "a.txt", "json": tmp_path / "a.json"}
+    targets["txt"].write_text("Hello.\n")
+    source = {**fingerprint(f), "outputs": ["a.txt", "a.json"]}
+    source.update({"request": {"task": "transcribe", "speakers": "auto"}} if request else {})
+    doc = {"model_id": "whisper-tiny.en", "task": "transcribe", "language": "en", "segments": [{"text": "Hello."}],
+           "speaker_count": {"found": 1}, "audio": {"track": 1}, "source": source, **doc}
+    targets["json"].write_text(json.dumps({k: v for k, v in doc.items() if v is not None}))
+    same = {"models": {"whisper-tiny.en", "whisper-base"}, "model": "the default model", "task": "transcribe",
+            "language": None, "speakers": None, "track": None}
+    return plan_work(f, targets, overwrite=False, asked={**same, **asked}), f, targets
+
+
+@pytest.mark.parametrize("asked, differs", [
+    ({"models": {"whisper-base"}, "model": "base"}, "model whisper-tiny.en; transcribed again with base"),
+    ({"task": "translate", "language": "fr"},
+     "task transcribe and language en; transcribed again with translate and fr"),
+    ({"speakers": "3"}, "speakers auto; transcribed again with 3"),
+    ({"track": 2, "speakers": "2-4"}, "speakers auto and track 1; transcribed again with 2-4 and 2"),
+])
+def test_a_request_other_than_the_json_records_transcribes_again_naming_the_difference(tmp_path, asked, differs):
+    plan, f, targets = _plan_against(tmp_path, asked)
+    assert plan == WorkPlan(targets, (f"{f}: its transcript was made with {differs}",))
+
+
+@pytest.mark.parametrize("asked, recorded", [
+    ({}, True),                                             # a default run after a default run
+    ({"models": {"whisper-tiny.en"}, "model": "tiny.en", "language": "en", "speakers": "auto", "track": 1}, True),
+    ({"models": set(), "model": "x"}, True),                # the model not known here: not compared
+    ({"speakers": "3"}, False),                             # an older JSON: the speakers asked not recorded
+])
+def test_a_request_the_json_records_or_does_not_say_keeps_the_transcript(tmp_path, asked, recorded):
+    assert _plan_against(tmp_path, asked, recorded)[0] == WorkPlan({}, (), "already transcribed")
+
+
+def test_an_output_edited_after_its_transcript_is_kept_when_another_model_redoes_it(tmp_path):
+    import os
+
+    _, f, targets = _plan_against(tmp_path, {}, speaker_count=None)        # no labels
+    at = targets["json"].stat().st_mtime + 10
+    os.utime(targets["txt"], (at, at))                                      # edited after the run
+    plan = plan_work(f, targets, overwrite=False,
+                     asked={"models": {"whisper-base"}, "model": "base", "speakers": "auto"})
+    assert plan == WorkPlan({"json": targets["json"]}, (
+        f"{f}: its transcript was made with model whisper-tiny.en; transcribed again with base",
+        f"{f}: its transcript has no speaker labels; transcribed again with them",
+        f"{targets['txt']}: exists, kept (use --overwrite to replace it)"))
+
+
+def test_what_a_rerun_asks_is_resolved_so_an_alias_or_the_default_model_is_no_difference(whisper_dir, home):
+    """The model ids a transcript of the request may record, as it would load them (nothing loaded)."""
+    from types import SimpleNamespace
+
+    from speechstudio.batch.request import TranscriptionRequest
+    from speechstudio.batch.resume import asked
+
+    assert asked(TranscriptionRequest(model="tiny.en"))["models"] == {"whisper-tiny.en"}
+    assert "whisper-tiny.en" in asked(TranscriptionRequest())["models"]      # a default run after a default run
+    assert asked(TranscriptionRequest(model="no-such-model"))["models"] == {"no-such-model"}   # load says why
+    router = SimpleNamespace(engine="auto", english_name="whisper-tiny.en", multilingual=None, model_id="auto (…)")
+    assert asked(TranscriptionRequest(), router)["models"] == {"whisper-tiny.en"}
+    got = [asked(TranscriptionRequest.build(speakers=s, audio_track=t), router)
+           for s, t in (("auto", 1), ("3", None), ("2-4", "fr"), (None, 2))]
+    assert [(a["speakers"], a["track"]) for a in got] == [("auto", 1), ("3", None), ("2-4", None), (None, 2)]
 
 
 def test_a_file_changed_after_its_kept_outputs_is_skipped_as_changed_not_as_transcribed(tmp_path):

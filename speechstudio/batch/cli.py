@@ -19,7 +19,7 @@ from speechstudio.batch.cluster import RayPool, parse_cluster
 from speechstudio.batch.export import parse_formats
 from speechstudio.batch.notices import print_model_line
 from speechstudio.batch.request import TranscriptionRequest
-from speechstudio.batch.resume import plan_work
+from speechstudio.batch.resume import asked, plan_work
 from speechstudio.batch.run import MISSING, BatchSummary, batch_workers, collect_inputs, plan_outputs, run_batch
 from speechstudio.batch.subtitles import MIN_LINE_WIDTH, SubtitleOptions
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positive_float, positive_int
@@ -138,7 +138,8 @@ def cmd_transcribe(args) -> int:
         raise UsageError("no input files to transcribe")
 
     plans = plan_outputs(items, request.formats, Path(args.output_dir) if args.output_dir else None)
-    pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite, request.speakers is not None).todo]
+    wanted = asked(request)        # resolved, not loaded: a model is loaded only for files to transcribe
+    pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite, asked=wanted).todo]
     recognizer = pool = None
     if pending and args.cluster:     # the workers load the model; Ray reachable before any work
         pool = RayPool(parse_cluster(args.cluster), worker_cores=args.worker_cores, debug=args.debug)

@@ -128,8 +128,9 @@ class RayPool:
         items = list(items)
         plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
         todo: dict[int, tuple[dict, tuple]] = {}
+        wanted = resume.asked(request)
         for index, item in enumerate(items):
-            work = resume.plan_work(item.path, plan[index], request.overwrite, request.speakers is not None)
+            work = resume.plan_work(item.path, plan[index], request.overwrite, asked=wanted)
             targets, said = work.todo, work.notes
             if not targets:
                 yield BatchEvent("skipped", item, index, reason=work.skip, outputs=tuple(plan[index].values()),

@@ -54,25 +54,64 @@ def fingerprint(path: str | os.PathLike) -> dict:
 
 
 def recorded_source(json_path: str | os.PathLike) -> dict | None:
-    """The ``"source"`` record of a JSON transcript (``"labelled"`` added: it has speaker labels, or no
-    words to label), or ``None`` (absent, unreadable, not ours)."""
+    """The ``"source"`` record of a JSON transcript, with ``"labelled"`` (it has speaker labels, or no words to
+    label) and ``"made"`` (what it was made with, ``None`` where the JSON does not record it: the ``model`` id,
+    ``task``, ``language``, the ``speakers`` asked, the audio ``track``) added, or ``None`` (absent, unreadable,
+    not ours)."""
     try:
         with open(json_path, encoding="utf-8") as f:
             doc = json.load(f)
     except (OSError, ValueError):
         return None
     src = doc.get("source") if isinstance(doc, dict) else None
-    labelled = "speaker_count" in doc or not doc.get("segments")
-    return {**src, "labelled": labelled} if isinstance(src, dict) and "size" in src else None
+    if not isinstance(src, dict) or "size" not in src:
+        return None
+    req, audio = (d if isinstance(d, dict) else {} for d in (src.get("request"), doc.get("audio")))
+    made = {"model": doc.get("model_id") or None, "task": req.get("task", doc.get("task")),
+            "language": doc.get("language"), "speakers": req.get("speakers"), "track": audio.get("track")}
+    return {**src, "labelled": "speaker_count" in doc or not doc.get("segments"), "made": made}
 
 
-def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: bool = False) -> WorkPlan:
+def asked(request, recognizer=None) -> dict:
+    """What ``request`` (a ``TranscriptionRequest``) asks that changes a transcript, for :func:`plan_work`:
+    ``models`` (ids its transcripts may record: ``recognizer``'s, else the request's resolved without loading or
+    downloading, so an alias and its id are one; empty: not known), ``model`` (its name in notes), ``task``,
+    ``language`` and ``track`` (a number) when named, ``speakers`` (:func:`speakers_text`)."""
+    from speechstudio.errors import SpeechStudioError
+    from speechstudio.hub.resolve import default_asr_model, multilingual_whisper, resolve_model
+
+    if getattr(recognizer, "engine", "") == "auto":     # a LanguageRouter: the model each input was routed to
+        models = {recognizer.english_name, getattr(recognizer.multilingual, "model_id", None)}
+    elif recognizer is not None:
+        models = {getattr(recognizer, "model_id", None)}
+    else:                   # what load_recognizer loads (the default: its English and multilingual models)
+        models = set()
+        for find in ([lambda: resolve_model(request.model, allow_download=False, progress=False)] if request.model
+                     else [multilingual_whisper, lambda: default_asr_model()[0]]):
+            try:
+                models.add(getattr(find(), "model_id", None))
+            except SpeechStudioError:       # not here: downloaded (or refused) when it loads
+                models.add(request.model)
+    track = request.audio_track if isinstance(request.audio_track, int) else None
+    return {"models": models - {None}, "model": request.model or "the default model", "task": request.task,
+            "language": request.language, "track": track, "speakers": speakers_text(request)}
+
+
+def speakers_text(request) -> str | None:
+    """The speakers ``request`` asks as ``--speakers`` takes them (``auto``, ``N``, ``MIN-MAX``); ``None``: none."""
+    c = request.speakers.count if request.speakers is not None else None
+    return None if c is None else "auto" if c.describe() == "auto" else (
+        str(c.min_speakers) if c.exact else f"{c.min_speakers}-{c.max_speakers}")
+
+
+def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, asked: dict | None = None) -> WorkPlan:
     """Which of ``targets`` (format -> output path) to write for input ``path`` (all with ``overwrite``, and the
     outputs of other formats that its JSON lists as written with it: no output of an earlier run is left). Outputs
-    its JSON lists as written with it (and not edited since) are redone when the input changed (or has no speaker
-    labels now asked for: ``speakers``); any other existing output is kept, and when it is older than the input
-    (so of an older version of it) nothing is done, so that the input's outputs never mix two versions of it
-    (docs/transcribe.md, Resume)."""
+    its JSON lists as written with it (and not edited since) are redone when the input changed, or when its JSON
+    records other than ``asked`` (:func:`asked`) asks: model, task, language or
+    track named, speakers, or no labels when asked (:func:`_differences`, named in a note). Any other existing
+    output is kept, and when it is older than the input (so of an older version of it) nothing is done,
+    so that the input's outputs never mix two versions of it (docs/transcribe.md, Resume)."""
     if overwrite:       # the outputs of the transcript it replaces in other formats too: its outputs are of one run
         js = targets.get("json") or next(iter(targets.values())).with_suffix(".json")
         src = recorded_source(js) if js.exists() else None
@@ -92,7 +131,9 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
     todo = {f: t for f, t in targets.items() if f not in existing}
     js = targets.get("json")
     src = recorded_source(js) if js is not None and "json" in existing else None
-    changed = unlabelled = False
+    asked = asked or {}
+    speakers = asked.get("speakers") is not None
+    changed, redo = False, []
     ours: dict[str, Path] = {}
     if src is not None:
         try:        # the same bytes: size and both digests (mtime ignored: a copied or touched file is not redone)
@@ -100,7 +141,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
             changed = any(src.get(k) != now.get(k) for k in ("size", "sha256_first_mib", "sha256_last_mib"))
         except OSError:
             changed = False                  # unreadable now: the decoder reports it
-        unlabelled = speakers and not src["labelled"]
+        redo = _differences(src, asked, speakers)
         ours = _written_with(js, src, existing)
     # stale: the other outputs modified more than 1 s before the input was (none when a time cannot be read); the
     # input's time: the one its JSON records while that JSON is current (a later copy or touch is no change)
@@ -118,16 +159,30 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: b
                              "(use --overwrite to replace them)",),
                         skip="changed after its transcript was written")
     notes: list[str] = []
-    if changed or unlabelled:
+    if changed or redo:
         todo.update(ours)
-        notes.append(f"{path}: changed since its transcript was written (size or content differ); transcribed again"
-                     if changed else f"{path}: its transcript has no speaker labels; transcribed again with them")
+        notes.extend([f"{path}: changed since its transcript was written (size or content differ); transcribed "
+                      "again"] if changed else [f"{path}: {why}" for why in redo])
     elif src is None and speakers and js is None and existing and not todo:   # only the JSON records labels
         notes.append(f"{path}: kept its transcript; without a .json output it is not known to have speaker "
                      "labels (add json to --format, or use --overwrite to redo it with them)")
     if todo:
         notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in existing.items() if f not in todo)
     return WorkPlan(todo, tuple(notes), "" if todo else "already transcribed")
+
+
+def _differences(src: dict, asked: dict, speakers: bool) -> list[str]:
+    """Notes on how the transcript of JSON record ``src`` (:func:`recorded_source`) differs from what ``asked``
+    asks (not where either does not say: an older JSON) and on labels asked (``speakers``) that it has none of."""
+    made, was, now = src["made"], [], []
+    if made["model"] and asked.get("models") and made["model"] not in asked["models"]:
+        was, now = [f"model {made['model']}"], [asked["model"]]
+    for key in ("task", "language", "speakers", "track"):
+        if None not in (made[key], asked.get(key)) and made[key] != asked[key]:
+            was, now = was + [f"{key} {made[key]}"], now + [str(asked[key])]
+    said = f"its transcript was made with {' and '.join(was)}; transcribed again with {' and '.join(now)}"
+    return ([said] if was else []) + (["its transcript has no speaker labels; transcribed again with them"]
+                   if speakers and not src["labelled"] else [])
 
 
 def _written_with(js: Path, src: dict, existing: dict[str, Path]) -> dict[str, Path]:
@@ -149,10 +204,12 @@ def owner(json_path: Path) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -> Path:
+def write_json(target: Path, segments, info, source: dict, outputs: list[str], request=None) -> Path:
     """Write the JSON transcript (:func:`speechstudio.transcript.model.transcript_dict`) with its
     ``"source"`` record (``source`` from :func:`fingerprint`, ``outputs``: file names written
-    with it), atomically. Raises ``OSError`` like ``export.write_transcript``."""
+    with it, ``"request"``: the task and speakers ``request`` asked), atomically. Raises ``OSError``
+    like ``export.write_transcript``."""
     doc = transcript_dict(list(segments), info)
-    doc["source"] = {**source, "outputs": [path_text(name) for name in outputs]}
+    req = {"request": {"task": request.task, "speakers": speakers_text(request)}} if request is not None else {}
+    doc["source"] = {**source, "outputs": [path_text(name) for name in outputs], **req}
     return atomic_write_text(target, json_text(doc))

@@ -187,6 +187,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     stop = threading.Event()
     halt = SimpleNamespace(is_set=lambda: stop.is_set() or (cancel is not None and cancel.is_set()))
     channels: dict[int, tuple] = {}             # index -> (its events, targets to write, notes)
+    wanted = resume.asked(request, recognizer)  # what a transcript it keeps must have been made with
     unwritable: dict[Path, str] = {}            # folder -> why (FOLDER_PREFIX): its next files are not transcribed
 
     def events(index: int, item: InputItem) -> Iterator:
@@ -211,7 +212,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     def fill(upto: int) -> None:        # plan the files up to index ``upto``; on threads, start them
         while len(channels) + index < min(upto + 1, len(items)):
             n = index + len(channels)
-            planned = resume.plan_work(items[n].path, plan[n], request.overwrite, request.speakers is not None)
+            planned = resume.plan_work(items[n].path, plan[n], request.overwrite, asked=wanted)
             todo, notes = planned.todo, planned.notes
             refused = next((unwritable[t.parent] for t in todo.values() if t.parent in unwritable), None)
             if todo and not refused:                # its bytes come in while the one before is decoded
@@ -514,7 +515,7 @@ def _write(item, index, done, targets, request, t0) -> BatchEvent:
                 target = targets[fmt]
                 if fmt == "json":
                     names = [t.name for t in targets.values() if t.parent == target.parent]
-                    resume.write_json(tmps[fmt], segments, info, done.source, names)
+                    resume.write_json(tmps[fmt], segments, info, done.source, names, request)
                 else:
                     export.write_transcript(tmps[fmt], segments, info, fmt, request.subtitles)
             target = None
