@@ -214,6 +214,36 @@ def test_same_name_inputs_get_distinct_outputs(win, qtbot, tmp_path, tiny_w2v_di
     assert outs == ["talk.flac.txt", "talk.mp4.txt", "talk.wav.txt"]
 
 
+def test_segment_playback_and_the_editor_share_one_decoded_file(win, qtbot, tmp_path, monkeypatch):
+    """The segments table and the transcript editor play through one player: the file is decoded once (it was
+    decoded again for each), a span stops at its end, and the editor's play then runs to the file's end."""
+    import speechstudio.gui.transcript_player as transcript_player
+
+    decoded = []
+
+    def counting(*args, **kwargs):
+        decoded.append(args[0])
+        return real(*args, **kwargs)
+
+    real = transcript_player.load_with_peaks
+    monkeypatch.setattr(transcript_player, "load_with_peaks", counting)
+    page = win.show_page("Transcribe")
+    path = write_tone(tmp_path / "tone.wav", 2.0)
+    played = win.audio.backend.played_audio
+    for (a, b), span in (((0.5, 1.5), "0:00.5–0:01.5"), ((0.0, 0.5), "0:00.0–0:00.5")):
+        n0 = len(played())
+        page.play_span(path, a, b)
+        qtbot.waitUntil(lambda: win.status_label.text() == f"played {span}", timeout=10000)
+        assert abs(len(played()) - n0 - int((b - a) * 16000)) < 400
+    assert decoded == [path]                      # by the player the editor uses, once for both spans
+    player = page.transcript.player
+    n0 = len(played())
+    player.seek(1.0)
+    player.toggle()                               # the editor's play button: to the end of the file
+    qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
+    assert abs(len(played()) - n0 - 16000) < 400
+    assert decoded == [path]
+
 def test_segment_playback_status_changes_when_it_ends(win, qtbot, tmp_path):
     """Break test: "playing 0:00.5–0:01.5" stayed on the status line after the segment had played; it now
     says "played ..." when the fake sound card's stream ends. Space's "playing" after a resume ends too."""

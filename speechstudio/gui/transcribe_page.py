@@ -46,11 +46,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self._job_rows: dict = {}
         self._fatal = ""
         self._t_start = 0.0
-        self._audio_cache: tuple[Path, object, int] | None = None
-        self._pending_play: tuple[float, float] | None = None
-        self._load_job: int | None = None
-        self._span_playing: tuple[int, str] | None = None  # (hub session, "0:00.5–0:01.5") of the segment playing
-        self._loading_path: Path | None = None
         self._probe_jobs: set[int] = set()
         self.last_error = ""
         self._batch = None          # BatchSummary of the running Start (and the groups it continues with)
@@ -72,7 +67,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         compute.job_finished.connect(self._on_finished)
         io.job_progress.connect(self._on_io_progress)
         io.job_finished.connect(self._on_io_finished)
-        audio.playing_changed.connect(self._on_playing_changed)
 
     def _build(self) -> None:
         self.add_files_btn = button("Add files…", "Add files", "Add audio or video files (Ctrl+O)",

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Signal
 
 from speechstudio.audio.tempo import check_speed
 from speechstudio.audio.waveform import load_with_peaks
+from speechstudio.gui.common import fmt_ts
 from speechstudio.gui.devices import has_device, why_not
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
@@ -28,8 +29,9 @@ def _file_key(path: Path) -> tuple | None:
 
 
 class SegmentPlayer(QObject):
-    """Signals: ``state_changed(bool playing)``, ``message(str)``, ``peaks_ready(path, peaks)`` (``np.ndarray[float32]``
-    shape ``(columns, 2)``: min / max per column of the file's waveform, once per file)."""
+    """Plays the current file from a position (the editor) or one span of it (:meth:`play_span`: the Transcribe
+    page's segments). Signals: ``state_changed(bool playing)``, ``message(str)``, ``peaks_ready(path, peaks)``
+    (``np.ndarray[float32]`` shape ``(columns, 2)``: min / max per column of the file's waveform, once per file)."""
 
     state_changed = Signal(bool)
     message = Signal(str)
@@ -43,12 +45,16 @@ class SegmentPlayer(QObject):
         self._audio = None
         self._job: int | None = None
         self._pos = self._offset = 0.0
+        self._until: float | None = None     # where a span played by play_span ends (s), else None: the file's end
+        self._span = ""                      # "0:00.5–0:01.5" while that span plays: said "played" when it ends
         self._playing = self._play_when_loaded = False
         self._stream = None          # the TempoStream playing (speed != 1), else None
         self._gen = 0                # bumped at each start / stop: an old feeder stops feeding
         self._feed_lock = threading.RLock()
         self._session = -1           # the hub's session of our playback (another page may play after it)
         io.job_finished.connect(self._on_io_finished)
+        if hasattr(hub, "playing_changed"):
+            hub.playing_changed.connect(self._on_hub_playing)
 
     @property
     def available(self) -> bool:
@@ -108,9 +114,17 @@ class SegmentPlayer(QObject):
         return self._offset + self.hub.player.position_s
 
     def seek(self, t: float) -> None:
-        self._pos = max(0.0, float(t))
-        if self.playing:
+        playing = self.playing      # first: a playback that ended since sets the position it reached
+        self._pos, self._until = max(0.0, float(t)), None
+        if playing:
             self._start()
+
+    def play_span(self, start_s: float, end_s: float) -> None:
+        """Play ``start_s..end_s`` (s) of the current file and stop there; the status line says "playing A–B", then
+        "played A–B" (decoded first, on the I/O worker, unless it already was)."""
+        self.pause()
+        self._pos, self._until = max(0.0, float(start_s)), float(end_s)
+        self.play()
 
     def play(self) -> None:
         if not self.available:
@@ -125,7 +139,7 @@ class SegmentPlayer(QObject):
         self._start()
 
     def pause(self) -> None:
-        self._play_when_loaded = False
+        self._play_when_loaded, self._span = False, ""
         if self.playing:
             self._pos = self.position_s
             self._playing = False
@@ -134,7 +148,11 @@ class SegmentPlayer(QObject):
             self.state_changed.emit(False)
 
     def toggle(self) -> None:
-        self.pause() if self.playing else self.play()
+        if self.playing:
+            self.pause()
+        else:
+            self._until = None
+            self.play()
 
     def _load(self) -> None:
         if self._job is None and self.path is not None:
@@ -147,18 +165,19 @@ class SegmentPlayer(QObject):
         a = int(self._pos * RATE)
         if a >= len(self._audio):
             return
+        audio = self._audio if self._until is None else self._audio[:max(a + 1, int(self._until * RATE))]
         self._stop_feeder()
         self._offset = self._pos
         source = self.path.name if self.path else ""
         try:
             if self.speed == 1.0:
                 self._stream = None
-                self.hub.play(self._audio[a:], RATE, source=source)
+                self.hub.play(audio[a:], RATE, source=source)
                 self._session = getattr(self.hub, "session", 0)
             else:
                 from speechstudio.audio.tempo import TempoStream
 
-                stream = TempoStream(self._audio, RATE, self.speed, start_s=self._pos)
+                stream = TempoStream(audio, RATE, self.speed, start_s=self._pos)
                 with self._feed_lock:  # the feeder checks the generation and the session before each feed
                     self._gen += 1
                     gen = self._gen
@@ -172,6 +191,16 @@ class SegmentPlayer(QObject):
             return
         self._playing = True
         self.state_changed.emit(True)
+        self._span = "" if self._until is None else f"{fmt_ts(self._pos)}–{fmt_ts(self._until)}"
+        if self._span:
+            self.message.emit(f"playing {self._span}")
+
+    def _on_hub_playing(self, playing: bool) -> None:
+        """A span's playback ended: "played A–B" (not when paused, or when something else plays now)."""
+        if playing or not self._span or self.hub.playing or getattr(self.hub, "session", self._session) != self._session:
+            return
+        self.message.emit(f"played {self._span}")
+        self._span = ""
 
     def _feed(self, stream, gen: int) -> None:
         """Feeder thread: stretch the next piece when less than LOOKAHEAD_S is queued."""

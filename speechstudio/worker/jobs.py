@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from speechstudio.audio.decode import AudioReader, load_audio
+from speechstudio.audio.decode import AudioReader
 from speechstudio.batch.run import run_batch
 from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError
 from speechstudio.runtime import app_command
@@ -210,13 +210,6 @@ class CallJob(Job):
     def run(self, models) -> Iterator[object]:
         self.result = self.fn(*self.args, **self.kwargs)
         yield from ()
-
-
-class LoadAudioJob(CallJob):
-    """Decode a whole file to float32 mono at ``sample_rate``; ``result`` = ``(audio, sample_rate)``."""
-
-    def __init__(self, path: Path, sample_rate: int = 16000) -> None:
-        super().__init__(lambda: (load_audio(path, sample_rate), sample_rate), description=f"load {Path(path).name}")
 
 
 class DownloadJob(Job):
