@@ -190,6 +190,18 @@ def test_cli_speak_with_dir_voice(single_dir, tmp_path, capsys):
     assert sf.info(str(out)).samplerate == 16000
 
 
+def test_a_missing_voice_file_is_a_usage_error_like_an_unknown_voice(tmp_path, capsys, monkeypatch):
+    """exit 2 for both (a missing .onnx path gave 1, as if the program had failed)"""
+    from speechstudio import cli
+
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
+    for voice, said in ((str(tmp_path / "none.onnx"), f"{tmp_path / 'none.onnx'}: Piper voice file not found"),
+                        ("no-such-voice", "unknown voice 'no-such-voice'")):
+        assert cli.main(["speak", "hi", "--voice", voice, "--out", str(tmp_path / "x.wav")]) == 2
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "x.wav").exists()
+
+
 @pytest.mark.parametrize("argv,match", [
     (["speak", "!!! ???", "--out", "{out}"], "only symbols"),
     (["speak", "", "--out", "{out}"], "empty"),

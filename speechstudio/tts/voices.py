@@ -262,7 +262,7 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
         return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}{used}",
                         family=family)
     if spec.endswith(".onnx"):
-        raise ModelNotFoundError(f"{spec}: Piper voice file not found")
+        raise UnknownModelError(f"{spec}: Piper voice file not found")
     if spec.lower().startswith("mms:"):  # the short form `voices download` takes
         spec = hub_id(spec)
     known = _store_voices() + package_voices()
