@@ -232,19 +232,21 @@ def test_changed_input_beside_an_output_no_json_vouches_for_is_not_half_redone(t
 def test_output_of_an_older_input_left_by_a_json_only_run_is_not_taken_as_current(tmp_path, realspeech, tiny_w2v_dir,
                                                                                  capsys, home):
     """The input changed and a `--format json` run redid only the JSON: a later txt,json run skipped silently, the
-    .txt of the old input taken as current."""
+    .txt of the old input taken as current. The JSON lists the .txt as its own (unedited): it is written again."""
     f = tmp_path / "a.wav"
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
     model = ["--model", str(tiny_w2v_dir), "-q"]
     assert run(["transcribe", str(f), *model, "--format", "txt,json"], capsys)[0] == 0
     for name in ("a.txt", "a.json"):
         _age(tmp_path / name, 100)
+    old_txt = (tmp_path / "a.txt").read_text()
     shutil.copy(realspeech / "pocketsphinx_cards_005.wav", f)
     code, _, err = run(["transcribe", str(f), *model, "--format", "json"], capsys)
     assert code == 0 and "Summary: 1 done, 0 skipped" in err
-    assert json.loads((tmp_path / "a.json").read_text())["source"]["outputs"] == ["a.json"]
+    assert json.loads((tmp_path / "a.json").read_text())["source"]["outputs"] == ["a.json", "a.txt"]
+    assert (tmp_path / "a.txt").read_text() != old_txt
     code, _, err = run(["transcribe", str(f), *model, "--format", "txt,json"], capsys)
-    assert code == 0 and "Summary: 0 done, 1 skipped" in err and _kept_note(f, "a.txt") in err
+    assert code == 0 and "Summary: 0 done, 1 skipped" in err and "kept" not in err
 
 
 def test_overwrite_with_fewer_formats_leaves_no_output_of_the_run_before(tmp_path, realspeech, tiny_w2v_dir,
@@ -398,6 +400,28 @@ def test_a_request_other_than_the_json_records_transcribes_again_naming_the_diff
 def test_a_request_the_json_records_or_does_not_say_keeps_the_transcript(tmp_path, asked, recorded):
     assert _plan_against(tmp_path, asked, recorded)[0] == WorkPlan({}, (), "already transcribed")
 
+
+def test_a_redo_with_fewer_formats_writes_the_earlier_formats_again(tmp_path):
+    """--format all, then txt,json with other speakers: the .srt (listed by the JSON, unedited) was left with the
+    old speakers, and a later --format all took the mix as "already transcribed"; an edited one is kept, said."""
+    import os
+
+    _, f, targets = _plan_against(tmp_path, {})
+    srt, vtt = tmp_path / "a.srt", tmp_path / "a.vtt"
+    doc = json.loads(targets["json"].read_text())
+    doc["source"]["outputs"] += ["a.srt", "a.vtt"]
+    targets["json"].write_text(json.dumps(doc))
+    srt.write_text("1\n00:00:00,000 --> 00:00:01,000\nSpeaker 3: Hello.\n")
+    vtt.write_text("WEBVTT\n\nmy edit\n")
+    at = targets["json"].stat().st_mtime + 10
+    os.utime(vtt, (at, at))                                                 # edited after the run
+    plan = plan_work(f, targets, overwrite=False, asked={"speakers": "2"})
+    assert plan == WorkPlan({**targets, "srt": srt}, (
+        f"{f}: its transcript was made with speakers auto; transcribed again with 2",
+        f"{f}: a.srt (its earlier transcript's other formats) written again too, so that all its outputs are of "
+        "this run",
+        f"{f}: a.vtt kept as they are (edited since, or not listed by its JSON transcript): they may be of an "
+        "earlier run"))
 
 def test_an_output_edited_after_its_transcript_is_kept_when_another_model_redoes_it(tmp_path):
     import os

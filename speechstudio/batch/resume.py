@@ -114,14 +114,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, asked: dict
     so that the input's outputs never mix two versions of it (docs/transcribe.md, Resume)."""
     if overwrite:       # the outputs of the transcript it replaces in other formats too: its outputs are of one run
         js = targets.get("json") or next(iter(targets.values())).with_suffix(".json")
-        src = recorded_source(js) if js.exists() else None
-        others = {f: js.with_suffix(f".{f}") for f in FORMATS if f not in targets and js.with_suffix(f".{f}").exists()}
-        also = _written_with(js, src, others) if src is not None else {}
-        notes = [f"{path}: {', '.join(t.name for t in also.values())} (its earlier transcript's other formats) "
-                 "written again too, so that all its outputs are of this run"] if also else []
-        if kept := [t.name for f, t in others.items() if f not in also]:
-            notes.append(f"{path}: {', '.join(kept)} kept as they are (edited since, or not listed by its JSON "
-                         "transcript): they may be of an earlier run")
+        also, notes = _other_formats(path, js, recorded_source(js) if js.exists() else None, targets)
         return WorkPlan({**targets, **also}, tuple(notes))
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
@@ -160,15 +153,31 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, asked: dict
                         skip="changed after its transcript was written")
     notes: list[str] = []
     if changed or redo:
-        todo.update(ours)
+        also, more = _other_formats(path, js, src, targets)
+        todo.update({**ours, **also})
         notes.extend([f"{path}: changed since its transcript was written (size or content differ); transcribed "
                       "again"] if changed else [f"{path}: {why}" for why in redo])
+        notes.extend(more)
     elif src is None and speakers and js is None and existing and not todo:   # only the JSON records labels
         notes.append(f"{path}: kept its transcript; without a .json output it is not known to have speaker "
                      "labels (add json to --format, or use --overwrite to redo it with them)")
     if todo:
         notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in existing.items() if f not in todo)
     return WorkPlan(todo, tuple(notes), "" if todo else "already transcribed")
+
+
+def _other_formats(path: Path, js: Path, src: dict | None, targets: dict[str, Path]) -> tuple[dict, list[str]]:
+    """The outputs in formats not among ``targets`` that JSON ``js`` (record ``src``) lists as written with it and
+    unedited: written again too, so that all of ``path``'s outputs are of one run (format -> path); and notes
+    naming them and the other formats kept."""
+    others = {f: js.with_suffix(f".{f}") for f in FORMATS if f not in targets and js.with_suffix(f".{f}").exists()}
+    also = _written_with(js, src, others) if src is not None else {}
+    notes = [f"{path}: {', '.join(t.name for t in also.values())} (its earlier transcript's other formats) "
+             "written again too, so that all its outputs are of this run"] if also else []
+    if kept := [t.name for f, t in others.items() if f not in also]:
+        notes.append(f"{path}: {', '.join(kept)} kept as they are (edited since, or not listed by its JSON "
+                     "transcript): they may be of an earlier run")
+    return also, notes
 
 
 def _differences(src: dict, asked: dict, speakers: bool) -> list[str]:
