@@ -585,6 +585,14 @@ def test_fifo_and_stdin_through_the_cli(tmp_path, realspeech, tiny_w2v_dir, caps
                         "--output-dir", str(out), "-q"], capsys)
     assert code == 0, err
     assert json.loads((out / "stdin.json").read_text())["audio_duration_s"] == 2.87
+    # headerless PCM on standard input (arecord -t raw | speechstudio transcribe - --raw-format 16000): it was
+    # refused as "not a recognised audio or video file", --raw-format applying to .raw/.pcm names only
+    pcm = (realspeech / "pocketsphinx_goforward.raw").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(pcm)))
+    code, _, err = run(["transcribe", "-", "--model", str(tiny_w2v_dir), "--format", "json", "--raw-format", "16000",
+                        "--output-dir", str(out), "-q"], capsys)
+    assert code == 0, err
+    assert json.loads((out / "stdin.json").read_text())["audio_duration_s"] == 2.786        # 89,160 bytes of s16le
 
 
 def test_fifo_nothing_writes_to_is_refused_naming_it_not_waited_on(tmp_path, tiny_w2v_dir, capsys, home,

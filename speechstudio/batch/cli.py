@@ -87,7 +87,7 @@ def register(subparsers) -> None:
     t.add_argument("--no-vocabulary", action="store_true",
                    help="CTC: decode greedily, ignoring the model's vocabulary.txt word list (an adapted model)")
     t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
-                   help="layout of headerless .raw/.pcm inputs, e.g. 16000:1:s16le (the default)")
+                   help="layout of headerless .raw/.pcm inputs (and of - when given), e.g. 16000:1:s16le (the default)")
     t.add_argument("--no-download", action="store_true", help="never touch the network")
     t.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                    help="transcribe on Ray workers, each holding the model: ray starts Ray on this machine, "

@@ -432,7 +432,7 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
     ``labeller``, a :class:`~speechstudio.diarize.speakers.Labeller`): yields its ``start`` and
     ``segment`` events, returns a :class:`FileTranscript`. Raises ``SpeechStudioError`` (an
     unreadable file) and ``_Cancelled``."""
-    raw = request.raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
+    raw = request.raw if item.path.suffix.lower() in RAW_EXTENSIONS or str(item.path) == "-" else None   # "-": stdin
     reader = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=request.audio_track)
     source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
     duration = reader.info.duration_s
