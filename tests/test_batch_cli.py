@@ -211,7 +211,7 @@ def test_a_folder_that_refuses_outputs_fails_its_files_and_the_batch_goes_on(tmp
 def test_a_folder_scan_follows_linked_folders_and_says_what_it_cannot_read(tmp_path, realspeech, monkeypatch):
     """A linked folder was not followed, an unreadable subfolder and a named pipe in a folder were passed over
     without a word ("no input files to transcribe"). Now linked folders are read (each real folder once: a link
-    back up is no loop), and what cannot be read is listed with its reason."""
+    back up is no loop; one to a folder above is not followed), and what cannot be read is listed with its reason."""
     import os
 
     src, other = tmp_path / "in", tmp_path / "card"
@@ -222,6 +222,8 @@ def test_a_folder_scan_follows_linked_folders_and_says_what_it_cannot_read(tmp_p
     shutil.copy(realspeech / "pocketsphinx_cards_005.wav", other / "linked.wav")
     (src / "card").symlink_to(other, target_is_directory=True)
     (other / "back").symlink_to(src, target_is_directory=True)        # a loop
+    (other / "up").symlink_to(tmp_path, target_is_directory=True)     # up -> ..: it took in every file around
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", tmp_path / "beside.wav")
     os.mkfifo(src / "pipe.wav")
     scandir = os.scandir
 
@@ -233,8 +235,10 @@ def test_a_folder_scan_follows_linked_folders_and_says_what_it_cannot_read(tmp_p
     monkeypatch.setattr(os, "scandir", no_permission)
     items, ignored = collect_inputs([src])
     assert [i.path for i in items] == [src / "card" / "linked.wav", src / "good.wav"]
-    assert ignored == [(src / "locked", "cannot read the folder (Permission denied)"),
-                       (src / "pipe.wav", "not a regular file (a pipe, socket or device: name it to read from it)")]
+    assert sorted(ignored) == [(src / "card" / "up", "a link to a folder above the one given: not followed"),
+                               (src / "locked", "cannot read the folder (Permission denied)"),
+                               (src / "pipe.wav", "not a regular file (a pipe, socket or device: name it to read "
+                                                  "from it)")]
 
 
 def test_collect_inputs_recursive_flag(mixed):

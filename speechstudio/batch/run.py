@@ -161,12 +161,22 @@ MISSING = "no such file or folder"
 
 def _folder_files(folder: Path, recursive: bool, ignored: list[tuple[Path, str]]) -> list[Path]:
     """The files in ``folder`` (and, ``recursive``, its subfolders, linked ones followed, each real folder once;
-    hidden folders passed over); a folder that cannot be read is added to ``ignored`` with the reason."""
-    seen, files = set(), []
+    hidden folders passed over); a folder that cannot be read, or a link to a folder above ``folder`` (it would
+    take in every file around it: ``up -> ..``), is added to ``ignored`` with the reason."""
+    seen, files, root = set(), [], os.path.join(os.path.realpath(folder), "")
+
+    def around(top: str, d: str) -> bool:
+        real = os.path.join(os.path.realpath(os.path.join(top, d)), "")
+        if real != root and root.startswith(real):          # (a link to the folder itself: read once, said nothing)
+            ignored.append((Path(top) / d, "a link to a folder above the one given: not followed"))
+            return True
+        return False
+
     for top, dirs, names in os.walk(folder, followlinks=True, onerror=lambda e: ignored.append(
             (Path(e.filename), f"cannot read the folder ({e.strerror})"))):
         real = os.path.realpath(top)
-        dirs[:] = [d for d in dirs if not d.startswith(".")] if recursive and real not in seen else []
+        keep = recursive and real not in seen
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not around(top, d)] if keep else []
         if real not in seen:
             seen.add(real)
             files += [Path(top) / n for n in names]
