@@ -204,6 +204,17 @@ def test_import_list_resolve_remove(home, tmp_path):
         voices.remove_voice("en_US-joe-medium")
 
 
+def test_import_names_a_voice_from_a_file_name_with_spaces_and_takes_any_letters(home, tmp_path):
+    """``voices import "my voice.onnx"`` refused the name it took from the file ("not allowed (letters, ...)"), and
+    --name "Jöe" too, though ö is a letter: the file's name is made a voice name, letters of any script count."""
+    from speechstudio.tts import voices
+
+    assert voices.import_piper(_link_voice(tmp_path / "a", name="my voice")).name == "my-voice"
+    assert voices.import_piper(_link_voice(tmp_path / "b"), name="Jöe-Clone").name == "Jöe-Clone"
+    assert (home / "voices" / "Jöe-Clone" / "Jöe-Clone.onnx").is_file()
+    with pytest.raises(UsageError, match="voice name 'bad name!' not allowed"):
+        voices.import_piper(_link_voice(tmp_path / "c"), name="bad name!")
+
 def test_import_refuses_bad_voice_and_leaves_store_clean(home, tmp_path):
     from speechstudio.tts import voices
 

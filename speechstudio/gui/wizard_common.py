@@ -17,11 +17,9 @@ from speechstudio.finetune.manifest import Manifest
 from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
                                      set_font, tint, vbox)
 from speechstudio.gui.wording import plain_error
+from speechstudio.tts.voices import NAME_RE       # a new voice's / model's name: also its run folder's
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
-
-#: A new voice's / model's name: also its run, dataset and recordings folder name (as speechstudio.tts.voices).
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 
 def saved_step(run_dir: Path) -> int | None:

@@ -22,7 +22,7 @@ from speechstudio.tts.piper_onnx import drop_optimized
 
 DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
 _ALIASES = {"espnet/fastspeech2_conformer": "espnet/fastspeech2_conformer_with_hifigan"}
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+NAME_RE = re.compile(r"^[^\W_][\w.-]{0,79}$")      # letters (any script), digits, . _ -
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def list_voices() -> list[VoiceRef]:
 
 # ----------------------------------------------------------------------------- store writers
 def _check_name(name: str) -> str:
-    if not _NAME_RE.match(name):
+    if not NAME_RE.match(name):
         raise UsageError(f"voice name {name!r} not allowed (letters, digits, . _ - ; up to 80 characters)")
     return name
 
@@ -165,7 +165,8 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
     check. Raises ``PiperVoiceError`` (broken or mismatched pair), ``UsageError`` (``name`` taken)."""
     src = Path(onnx_path)
     _, cfg = load_piper_model(src)
-    name = _check_name(name or src.name[: -len(".onnx")] if src.name.endswith(".onnx") else (name or src.stem))
+    stem = src.name[: -len(".onnx")] if src.name.endswith(".onnx") else src.stem
+    name = _check_name(name or re.sub(r"[^\w.-]+", "-", stem).strip("-._")[:80] or "voice")   # "my voice" -> my-voice
     dest = voices_dir() / name
     if dest.exists():
         bad = _damaged(name)
