@@ -78,6 +78,23 @@ def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, 
     assert not box.default_hint.isVisible()
 
 
+def test_the_default_models_hint_shows_whole_after_the_box_widens(qtbot):
+    """"= whisper-tiny.en for English, w" and then empty space: the grey hint kept the width it had in a narrow box
+    (its size was set before its new maximum)."""
+    from speechstudio.gui.common import ModelPicker
+
+    box = ModelPicker("Model", "tip")
+    qtbot.addWidget(box)
+    box.set_models(["whisper-base"])
+    box.set_default_name("whisper-tiny.en", "", "whisper-base")
+    box.setCurrentText("(default)")
+    box.resize(200, 30)
+    box.show()
+    box.resize(700, 30)
+    hint = box.default_hint
+    assert hint.text() == "= whisper-tiny.en for English, whisper-base for others"
+    assert hint.width() == hint.sizeHint().width() and hint.x() + hint.width() <= box.lineEdit().width()
+
 def test_models_columns_fit_the_viewport_at_1280x800(win, qtbot):
     win.resize(1280, 800)
     win.show_page("Models")

@@ -568,9 +568,9 @@ class ModelPicker(QComboBox):
         if not show:
             return
         x = edit.fontMetrics().horizontalAdvance(DEFAULT_MODEL + " ") + edit.textMargins().left() + 4
+        self.default_hint.setMaximumWidth(max(0, edit.width() - x))    # first: adjustSize keeps within the maximum
         self.default_hint.adjustSize()
         self.default_hint.move(x, max(0, (edit.height() - self.default_hint.height()) // 2))
-        self.default_hint.setMaximumWidth(max(0, edit.width() - x))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
