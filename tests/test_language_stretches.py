@@ -17,6 +17,7 @@ from conftest import realspeech_file
 
 from speechstudio.asr.stretches import Stretch, pieces, plan
 from speechstudio.asr.types import Segment, TranscriptInfo, Word
+from speechstudio.transcript.model import whole_file_language
 
 RATE = 16000
 
@@ -230,6 +231,41 @@ def test_json_marks_each_segment_and_lists_the_languages():
         segment_from_dict({"start_s": 0, "end_s": 1, "text": "x", "language": 5}, "segment 2")
 
 
+class _Mixed:
+    """The reported file: JFK's English (9.6 s), German (3.7 s), Spanish (6.7 s); the guess over its opening
+    stretch said Spanish at 0.87."""
+
+    engine, model_id, device, precision, sample_rate, multilingual = "whisper", "whisper-base", "cpu", "int8", RATE, True
+
+    def transcribe(self, audio, **options):
+        def segments():
+            for _ in audio:         # read as the batch reads
+                pass
+            yield from [seg(0.0, 9.6, "ask not", language="en"), seg(10.6, 14.3, "guten Tag", language="de"),
+                        seg(15.3, 22.0, "buenos dias", language="es")]
+        return segments(), TranscriptInfo(22.0, "es", self.model_id, "whisper", language_probability=0.87,
+                                          detector="whisper-base")
+
+
+def test_a_mixed_files_language_is_the_one_with_the_most_speech(tmp_path, realspeech, home, capsys, monkeypatch):
+    """Its line, the summary and the JSON: the language with the most speech, each language's seconds on the line
+    (they said the opening guess: "Spanish (es, probability 0.87)", "languages: es 1", "language": "es")."""
+    import shutil
+
+    from speechstudio import cli
+    from speechstudio.batch.request import TranscriptionRequest
+
+    monkeypatch.setattr(TranscriptionRequest, "load", lambda self, **kw: (_Mixed(), ""))
+    shutil.copy(realspeech / "whisper_jfk.flac", tmp_path / "mixed.flac")
+    assert cli.main(["transcribe", str(tmp_path / "mixed.flac"), "--format", "json", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "mixed.flac: English (en) 9.6 s, Spanish (es) 6.7 s, German (de) 3.7 s -> whisper-base\n" in err
+    assert "  languages: en 1\n" in err
+    doc = json.loads((tmp_path / "mixed.json").read_text(encoding="utf-8"))
+    assert doc["language"] == "en" and doc["language_probability"] is None
+    assert doc["languages"] == {"en": 9.6, "de": 3.7, "es": 6.7}
+
+
 # ------------------------------------------------------------------ the real router, real speech
 def _join(names):
     from speechstudio.audio.decode import load_audio
@@ -274,7 +310,7 @@ def test_router_english_then_german_and_spanish(router):
     audio, spans = _join(ENGLISH + ["picovoice_test_de.wav", "picovoice_test_es.wav", "speechbrain_spk1_snt1.wav"])
     segments, info = router.transcribe(audio)
     segments = list(segments)
-    assert info.language == "en"
+    assert info.language == "en" and whole_file_language(info, segments).language == "en"
     text = lambda lang, span: " ".join(s.text for s in _in(segments, span, lang)).lower()  # noqa: E731
     assert "fellow americans" in text("en", spans[0])
     assert "raum" in text("de", spans[3])                 # German, not English nonsense
@@ -288,7 +324,9 @@ def test_router_other_languages_then_english(router):
     audio, spans = _join(["picovoice_test_de.wav", "picovoice_test_es.wav", "deepspeech_ru.wav"] + ENGLISH)
     segments, info = router.transcribe(audio)
     segments = list(segments)
-    assert info.language != "en"
+    assert info.language != "en"          # the opening guess; the whole file: English, the most speech (30 s of 55)
+    whole = whole_file_language(info, segments)
+    assert whole.language == "en" and whole.language_probability is None and whole.detector == info.detector
     english = " ".join(s.text for s in segments if s.language == "en").lower()
     # all three English recordings, in English (before: translated into the first language or lost)
     for words in ("fellow americans", "excuse me", "dashwood"):

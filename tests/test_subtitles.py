@@ -195,6 +195,21 @@ def seg_of(words: list[Word], speaker=None) -> Segment:
                    speaker=speaker)
 
 
+def test_srt_counts_the_speaker_prefix_only_on_the_cues_that_show_it():
+    """A cue where the same person goes on carries no name, so its first line has all 42 cells (it was laid out
+    as if "Speaker 1: " were there: "This is Diane" / "in New Jersey. And", 32 characters on two lines); a cue
+    where the speaker changes counts its name. VTT and ASS carry the speaker outside the text: whole lines."""
+    said = "This is Diane in New Jersey. And"
+    segs = [seg_of(timed("Hello, good evening.", 0.0), "Speaker 1"), seg_of(timed(said, 3.0), "Speaker 1"),
+            seg_of(timed(said, 8.0), "Speaker 2")]
+    srt = render_subtitles(segs, "srt")
+    assert [block.split("\n", 2)[2] for block in srt.strip().split("\n\n")] == [
+        "Speaker 1: Hello, good evening.", said, "Speaker 2: This is Diane\nin New Jersey. And"]
+    for fmt in ("vtt", "ass"):
+        assert [e.plaintext for e in pysubs2.SSAFile.from_string(render_subtitles(segs, fmt))] == [
+            "Hello, good evening.", said, said]
+
+
 def test_a_pause_over_a_second_ends_the_cue_within_half_a_second():
     words = timed("Now, as all books not primarily intended as picture-books", 0.4, gaps={4: 4.0})
     cues = layout_cues([seg_of(words)])
@@ -341,7 +356,7 @@ def test_lines_and_cues_break_after_punctuation_and_pauses_not_after_function_wo
     cues = layout_cues([jfk, austen], prefix=True)
     assert [(c.text, c.start_ms) for c in cues] == [
         ("what your country\ncan do for you,", 5440),              # was "what your country can do for\nyou, ask..."
-        ("ask\nwhat you can do for your country.", 8192),
+        ("ask what you can do for your country.", 8192),     # no name shown: it fits one line
         ("The narrative would be tedious\nto him and painful to myself.", 48064)]    # was "...would be\ntedious..."
 
 

@@ -26,6 +26,7 @@ from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positi
 from speechstudio.diarize.family import Diarization
 from speechstudio.errors import AudioDecodeError, UsageError
 from speechstudio.progress import bar_output, clock, is_terminal
+from speechstudio.transcript.model import spoken_languages
 
 
 def register(subparsers) -> None:
@@ -180,11 +181,13 @@ def cmd_transcribe(args) -> int:
                 credited = 0.0
                 bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
                 if ev.kind == "done":
-                    info = ev.info      # "fr (probability 0.99) -> whisper-base"
-                    if info is not None and info.language_probability is not None:
+                    info = ev.info      # "French (fr, probability 0.99) -> whisper-base"; several: seconds each
+                    spoken = sorted(spoken_languages(ev.segments).items(), key=lambda kv: -kv[1])
+                    if info is not None and (info.language_probability is not None or len(spoken) > 1):
                         said = (f"no speech found -> {info.model_id}" if info.language is None else
-                                f"{language_name(info.language)} ({info.language}, probability "
-                                f"{info.language_probability:.2f}) -> {info.model_id}"
+                                (", ".join(f"{language_name(k)} ({k}) {s:.1f} s" for k, s in spoken) if len(spoken) > 1
+                                 else f"{language_name(info.language)} ({info.language}, probability "
+                                 f"{info.language_probability:.2f})") + f" -> {info.model_id}"
                                 + (" (translated to English)" if info.task == "translate" else ""))
                         tqdm.write(f"{ev.item.path.name}: {said}", file=sys.stderr)
                     if ev.info is not None and request.speakers is not None:

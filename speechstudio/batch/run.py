@@ -30,6 +30,7 @@ from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.diarize.family import NO_SPEECH_NOTE
 from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
+from speechstudio.transcript.model import whole_file_language
 
 log = logging.getLogger(__name__)
 _FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT}       # every next file would fail the same way
@@ -473,7 +474,8 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
         warnings = list(dict.fromkeys(warnings + [w for p in passes for w in p.reader.warnings]))  # each said once
     if labeller is not None:
         warnings += labeller.take_problems()    # library problems: said once per batch
-    return FileTranscript(segments, finished_info(info, reader.info, decoded), warnings, source, decoded, loud)
+    info = finished_info(whole_file_language(info, segments), reader.info, decoded)   # most spoken language
+    return FileTranscript(segments, info, warnings, source, decoded, loud)
 
 
 def transcribe_whole(item: InputItem, recognizer, request: TranscriptionRequest, labeller=None,

@@ -349,7 +349,8 @@ def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOpt
                 duration_s: float | None = None, prefix: bool = False) -> list[Cue]:
     """Cut ``segments`` (seconds) into cues by the module's rules, in time order, each >= 1 ms, none
     past ``duration_s``; cues of one speaker never overlap (two speakers at once keep two cues).
-    ``prefix``: a ``"Name: "`` that counts toward the first line."""
+    ``prefix``: SRT's ``"Name: "``, written before a cue whose speaker is not the previous cue's, counts toward
+    that cue's first line (and every cue of a speaker is cut leaving room for it)."""
     groups: list[tuple[str | None, list[Word]]] = []
     for seg in sorted(segments, key=lambda s: (s.start_s, s.end_s)):
         indent = _indent(seg.speaker, prefix)
@@ -398,7 +399,8 @@ def _timed(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions, d
             end = min(end, limit)
         end = max(end, start + 1)
         prev_end[who] = end
-        cues.append(Cue(start, end, _lines(words, opts.max_line_width, _indent(who, prefix)), who))
+        named = prefix and (i == 0 or groups[i - 1][0] != who)      # as render_subtitles writes SRT
+        cues.append(Cue(start, end, _lines(words, opts.max_line_width, _indent(who, named)), who))
     return _readable(cues, _ms(opts.min_cue_s), gap, limit)
 
 

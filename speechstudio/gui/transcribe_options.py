@@ -141,7 +141,9 @@ def status_with_language(text: str, info) -> str:
 
 
 def language_tip(info) -> str:
-    """Tooltip lines: which model wrote the text, and how the language was found."""
+    """Tooltip lines: which model wrote the text, and how the language was found (a file in several: the one
+    with the most speech, each stretch detected on its own: no probability)."""
     how = (f"detected by {info.detector} with probability {info.language_probability:.2f}"
-           if info.language_probability is not None else "given")
+           if info.language_probability is not None else
+           f"the most spoken; detected stretch by stretch by {info.detector}" if info.detector else "given")
     return f"language {info.language} ({how}); transcribed by {info.model_id}" + (f"\n{info.note}" if info.note else "")

@@ -123,7 +123,8 @@ def speaker_count_text(found: int, could_be: int | None) -> str:
 def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
     """The JSON document as a dict: run metadata (model, device, language and its probability, task,
     duration), ``text`` and ``segments`` with ``words``; ``null`` where unknown; per-segment ``language``
-    and ``languages: {code: seconds}`` when detected per stretch."""
+    and ``languages: {code: seconds}`` when detected per stretch (``info`` then as :func:`whole_file_language`
+    makes it, as the batch does)."""
     return {
         "speechstudio_version": __version__,
         "model_id": info.model_id,
@@ -143,13 +144,31 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
     }
 
 
-def _language_table(segments) -> dict:
-    """``languages``: {ISO code: seconds of segments} when the segments are in more than one
-    language (each stretch decoded in its own: :mod:`speechstudio.asr.stretches`); nothing otherwise."""
+def spoken_languages(segments) -> dict[str, float]:
+    """{ISO code: seconds of ``segments`` in it}, in the order the languages first come (segments without
+    a ``language`` left out): what ``languages`` in the JSON and :func:`whole_file_language` measure."""
     spoken: dict[str, float] = {}
     for s in segments:
         if getattr(s, "language", None):
             spoken[s.language] = spoken.get(s.language, 0.0) + max(0.0, s.end_s - s.start_s)
+    return spoken
+
+
+def whole_file_language(info: TranscriptInfo, segments) -> TranscriptInfo:
+    """``info`` for ``segments`` in more than one language (each stretch decoded in its own:
+    :mod:`speechstudio.asr.stretches`): ``language`` the one with the most speech (seconds of segments; the
+    first to come on a tie) and no ``language_probability`` (each stretch was detected on its own, none heard
+    the whole file); ``info`` unchanged for one language."""
+    spoken = spoken_languages(segments)
+    if len(spoken) < 2:
+        return info
+    return dataclasses.replace(info, language=max(spoken, key=spoken.get), language_probability=None)
+
+
+def _language_table(segments) -> dict:
+    """``languages``: {ISO code: seconds of segments} when the segments are in more than one
+    language (each stretch decoded in its own: :mod:`speechstudio.asr.stretches`); nothing otherwise."""
+    spoken = spoken_languages(segments)
     return {"languages": {k: ms(v) for k, v in spoken.items()}} if len(spoken) > 1 else {}
 
 
