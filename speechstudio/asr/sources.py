@@ -35,6 +35,11 @@ class FileSource:
         self._sent = 0                 # samples yielded so far
 
     @property
+    def warnings(self) -> list[str]:
+        """The decoder's warnings on the recording so far (truncated, several tracks): ``AudioReader.warnings``."""
+        return self._reader.warnings
+
+    @property
     def backlog_s(self) -> float:
         """Seconds a microphone would have captured but not handed over yet (``realtime=True`` only; else 0.0)."""
         if not self.realtime or self._t0 is None:
