@@ -460,7 +460,8 @@ def test_cli_dictate_a_truncated_recording_says_so_as_transcribe_does(tiny_w2v_d
     rc, _, err = _dictate_here(["--file", str(cut), "--fast", "--model", str(tiny_w2v_dir), "--device", "cpu"],
                                capsys, monkeypatch, tmp_path)
     assert rc == 0, err
-    assert err.splitlines()[-1] == f"warning: {cut}: decoded 1.28 s of the 11.66 s the header announces (file truncated?)"
+    assert err.splitlines()[-1] == (f"warning: {cut}: decoded 1.28 s of the 11.66 s the header announces "
+                                    "(file truncated?)")
 
 def test_cli_dictate_errors(tmp_path, tiny_w2v_dir, capsys, monkeypatch):
     rc, out, err = _dictate_here(["--file", str(tmp_path / "missing.wav"), "--model", str(tiny_w2v_dir)],

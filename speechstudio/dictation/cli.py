@@ -251,6 +251,6 @@ def cmd_dictate(args) -> int:
         prob = st["language_probability"]
         parts.append(f"language {st['language']}" + (f" (p={prob:.2f})" if prob is not None else ""))
     print("dictate: " + "; ".join(parts), file=sys.stderr)
-    for warning in getattr(source, "warnings", ()):     # a recording's decode warnings (truncated, tracks), as transcribe
+    for warning in getattr(source, "warnings", ()):     # the recording's decode warnings, as transcribe says them
         print(f"warning: {warning}", file=sys.stderr)
     return 130 if interrupted and args.file else 0
