@@ -35,12 +35,22 @@ def test_speak_plays_through_fake_speaker_and_saves(win, qtbot, piper_voice, tmp
     with qtbot.waitSignal(page.speech_finished, timeout=120000) as blocker:
         win.run_action()  # Ctrl+Enter on the Speak page
     assert blocker.args == ["done"]
-    assert win.status_label.text() == "spoke 2 sentences"      # the earlier failure does not stay
+    # synthesized faster than it plays: Stop stays on while the voice still talks (it went off, Speak on, and the
+    # status said "spoke" with seconds of speech to come, which the button could no longer stop)
+    assert win.audio.playing and page.stop_btn.isEnabled() and not page.speak_btn.isEnabled()
     assert page.sentences == 2
     assert page.ttfa_s is not None
     assert page.voice_info.sample_rate == 22050
     assert not page.speaker_box.isEnabled()  # single-speaker voice
     qtbot.waitUntil(lambda: not win.audio.playing, timeout=30000)
+    qtbot.waitUntil(lambda: win.status_label.text() == "spoke 2 sentences", timeout=5000)   # no earlier failure
+    assert not page.stop_btn.isEnabled() and page.speak_btn.isEnabled()
+    with qtbot.waitSignal(page.speech_finished, timeout=60000):
+        win.run_action()
+    page.stop_btn.click()                       # the synthesis has ended, the voice still talks: Stop stops it
+    qtbot.waitUntil(lambda: not win.audio.playing, timeout=5000)
+    qtbot.waitUntil(lambda: win.status_label.text() == "speech stopped", timeout=5000)
+    assert not page.stop_btn.isEnabled() and page.speak_btn.isEnabled()
     backend = win.audio.backend
     played = backend.played_audio()
     assert backend.played_rate == 22050

@@ -35,6 +35,7 @@ class SpeakPage(QWidget):
         self.job_id: int | None = None
         self.voice_info: VoiceInfo | None = None
         self._started_stream = False
+        self._after_playback = ""   # the status line's word once the speech synthesized has played out
         self._t0 = 0.0
         self.ttfa_s: float | None = None
         self.voice_load_s = 0.0
@@ -75,6 +76,7 @@ class SpeakPage(QWidget):
                                               self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
         self.stop_btn.setEnabled(False)
+        self.audio.playing_changed.connect(self._on_playing)
         if not self.audio.available:
             self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
         self._restore()
@@ -209,7 +211,16 @@ class SpeakPage(QWidget):
     def stop(self) -> None:
         if self.job_id is not None:
             self.compute.cancel(self.job_id)
+        if self._after_playback:
+            self._after_playback = "speech stopped"
         self.audio.stop()
+
+    def _on_playing(self, playing: bool) -> None:
+        """The speech synthesized has played out (or was stopped): Speak and Save free again, the status said."""
+        if not playing and self.job_id is None and self._after_playback:
+            self.status_message.emit(self._after_playback)
+            self._after_playback = ""
+            self._busy(False)
 
     def _save_dialog(self) -> None:
         if self._has_text() and (path := ask_save_path(self, "Save speech", "speech.wav",
@@ -305,7 +316,6 @@ class SpeakPage(QWidget):
         if job_id != self.job_id:
             return
         self.job_id = None
-        self._busy(False)
         if self._started_stream:
             self.audio.finish_stream()
         if status == "failed":
@@ -324,7 +334,12 @@ class SpeakPage(QWidget):
             took = time.perf_counter() - self._t0
             self.info.setText(f"{self.sentences} sentence{'s' if self.sentences != 1 else ''} synthesized in {took:.1f} s"
                               + (f"; {self._ttfa_text()}" if self.ttfa_s is not None else ""))
-            self.status_message.emit(f"spoke {self.sentences} sentence{'s' if self.sentences != 1 else ''}")
+            spoke = f"spoke {self.sentences} sentence{'s' if self.sentences != 1 else ''}"
+            if self._started_stream and self.audio.playing:
+                self._after_playback = spoke        # Stop stays on while the voice is still talking
+            else:
+                self.status_message.emit(spoke)
+        self._busy(bool(self._after_playback))
         self.speech_finished.emit(status)
 
 
