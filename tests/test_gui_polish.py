@@ -468,3 +468,24 @@ def test_settings_number_format_is_explained_in_plain_words(win, qtbot):
         assert not {"fp16", "fp32", "bf16", "precision"} & set(note.text().replace(":", " ").split())
     finally:
         dlg.reject()
+
+
+def test_the_queue_cuts_a_long_status_at_its_end_and_a_file_name_in_its_middle(qtbot):
+    """"failed: not a recognised …nd when processing input)": the status was cut in its middle, as file names are
+    (which keep their extension that way); the words that say what happened came out."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QStyleOptionViewItem, QTableWidgetItem
+
+    from speechstudio.gui.queue_table import COLS, QueueTable
+
+    t = QueueTable()
+    qtbot.addWidget(t)
+    t.insertRow(0)
+    modes = {}
+    for col, text in ((0, "a very long recording name.wav"), (COLS.index("Status"), "failed: not a recognised file")):
+        t.setItem(0, col, QTableWidgetItem(text))
+        opt = QStyleOptionViewItem()
+        opt.textElideMode = t.textElideMode()          # as the view hands it to the delegate
+        t.itemDelegateForIndex(t.model().index(0, col)).initStyleOption(opt, t.model().index(0, col))
+        modes[col] = opt.textElideMode
+    assert modes == {0: Qt.TextElideMode.ElideMiddle, COLS.index("Status"): Qt.TextElideMode.ElideRight}

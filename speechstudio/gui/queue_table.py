@@ -6,7 +6,7 @@ import os
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QHeaderView, QProgressBar, QStyledItemDelegate, QTableWidget, QTableWidgetItem
 
 from speechstudio.gui.common import table
 from speechstudio.gui.contrast import readable
@@ -49,6 +49,14 @@ def status_text(row) -> tuple[str, str]:
     return text, tip
 
 
+class _ElideRight(QStyledItemDelegate):
+    """A status cuts at its end ("failed: not a recognised audio or vid…"), never in the middle of the words."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight
+
+
 class QueueTable(QTableWidget):
     """The queue table widget; rows are filled from :class:`~speechstudio.gui.transcript_view.QueueRow`."""
 
@@ -56,7 +64,8 @@ class QueueTable(QTableWidget):
         super().__init__(0, len(COLS), parent)
         table("Transcription queue", COLS, single=True, stretch_last=False, t=self)  # Tab goes on to Edit transcript
         self.setWordWrap(False)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)      # file names keep their extension
+        self.setItemDelegateForColumn(COLS.index("Status"), _ElideRight(self))
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         h = self.horizontalHeader()
         h.setMinimumSectionSize(48)
