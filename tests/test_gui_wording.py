@@ -291,3 +291,10 @@ def test_the_dataset_summary_is_in_plain_words_without_a_text_histogram():
     assert "c03: the text says \u201cthe red cup\u201d, heard \u201cthe bread cup\u201d" in text
     assert "Too long (not used; cut them" in text and "May be another person (not used): c12" in text
     assert "  broken.wav: not an audio file" in text and "Under 5 minutes of usable audio" in text
+    # a marked clip is still used unless a list says not (it read "Marked clips: background noise: 1" beside "113 usable
+    # clips of 113"); the minutes in all are said only when they differ ("13.6 minutes of speech (13.6 minutes in all)")
+    assert text.splitlines()[1].startswith("Marked for you to check (used, unless a list below says not): ")
+    from dataclasses import replace
+
+    same = plain_report(replace(rep, usable_minutes=12.5, flag_counts={}))
+    assert same.splitlines()[:2] == ["25 of 30 clips can be used: 12.5 minutes of speech.", "Marked clips: none."]

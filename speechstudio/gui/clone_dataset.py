@@ -632,10 +632,12 @@ class DatasetStep(QWidget):
 def plain_report(rep, max_lines: int = 20) -> str:
     """The Dataset step's summary of a ``DatasetReport``: the CLI's ``format_report`` in plain words,
     without histogram or scores; at most ``max_lines`` clips per list, then a count."""
-    out = [f"{rep.usable_clips} of {rep.clips} clips can be used: {rep.usable_minutes:.1f} minutes of speech "
-           f"({rep.total_minutes:.1f} minutes in all)."]
+    usable, total = f"{rep.usable_minutes:.1f}", f"{rep.total_minutes:.1f}"
+    out = [f"{rep.usable_clips} of {rep.clips} clips can be used: {usable} minutes of speech"
+           + (f" ({total} minutes in all)." if total != usable else ".")]
     marked = {FLAG_WORDS.get(k, k.replace("_", " ")): v for k, v in rep.flag_counts.items() if v}
-    out.append("Marked clips: " + ("; ".join(f"{k}: {v}" for k, v in marked.items()) if marked else "none") + ".")
+    out.append("Marked for you to check (used, unless a list below says not): "
+               + "; ".join(f"{k}: {v}" for k, v in marked.items()) + "." if marked else "Marked clips: none.")
     if rep.mismatches:
         out.append("The words heard differ from the text:")
         out += [f"  {ident}: the text says \u201c{text}\u201d, heard \u201c{heard}\u201d"
