@@ -200,7 +200,7 @@ class SpeakPage(QWidget):
             self._offer_save()
             return
         self.stop()
-        self._started_stream = False
+        self._started_stream, self._after_playback = False, ""     # the speech before: stopped, no word to come
         self.ttfa_s = None
         self.sentences = 0
         self._t0 = time.perf_counter()
@@ -230,6 +230,7 @@ class SpeakPage(QWidget):
     def save(self, path: str) -> int:
         """Synthesize the text into ``path`` (.wav/.flac/.ogg/.mp3/.opus/.m4a: ``tts.output``; written atomically)."""
         self.stop()
+        self._after_playback = ""
         self._t0 = time.perf_counter()
         self.job_id = self.compute.submit(self._job(out_path=str(path)))
         self.info.setText(f"saving to {path}…")
