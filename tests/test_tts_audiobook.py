@@ -778,3 +778,6 @@ def test_left_out_text_is_said_another_books_folder_refused_and_lost_chapters_re
     assert sorted(json.loads((out / ".audiobook.json").read_text(encoding="utf-8"))["chapters"]) == ["0", "1"]
     make_audiobook(tiny_voice, book, out, "ogg", workers=1)  # another format: the FLAC chapters are kept too
     assert {"01 - Chapter 1.flac", "01 - Chapter 1.ogg", "02 - Chapter 2.flac"} <= {p.name for p in out.iterdir()}
+    again = make_audiobook(tiny_voice, book, out, "flac", workers=1)  # and back: the FLAC chapters are still ours
+    assert [f.name for f in again.files] == ["01 - Chapter 1.flac", "02 - Chapter 2.flac"] and again.skipped == 0
+    assert {"01 - Chapter 1.ogg", "02 - Chapter 2.ogg"} <= {p.name for p in out.iterdir()}

@@ -239,6 +239,9 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         files.append(path)
         durations.append(duration)
         if not keep:
+            if isinstance(prev, dict) and isinstance(prev.get("file"), str) and prev["file"] != path.name:
+                # another format's file stays, and stays ours: a run back in that format may replace it
+                state = {**state, "other_files": sorted({*_names(state.get("other_files")), prev["file"]})}
             done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3),
                                    "stamp": _stamp(path), "made": _stamp(path)}
             state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
@@ -304,7 +307,7 @@ def check_outputs(book: Book, out_dir: str | Path, fmt: str = "flac", restart: b
 def _refuse_files_not_ours(state_path: Path, state: dict, done: dict, paths: list[Path]) -> None:
     """``OutputExistsError`` naming the first of ``paths`` (or ``playlist.m3u8`` / ``chapters.json``) that exists
     but is not in the resume record (``STATE_FILE``): not written by an earlier run for this folder."""
-    ours = {r.get("file") for r in done.values() if isinstance(r, dict)}
+    ours = {r.get("file") for r in done.values() if isinstance(r, dict)} | _names(state.get("other_files"))
     if isinstance(state.get("book_file"), dict):
         ours.add(state["book_file"].get("file"))
     if not state_path.is_file():  # our index files are only ours in a folder we made
@@ -313,6 +316,11 @@ def _refuse_files_not_ours(state_path: Path, state: dict, done: dict, paths: lis
         if path.name not in ours and os.path.lexists(path):
             raise OutputExistsError(f"{path}: exists and was not written by an earlier audiobook run here (move it "
                                     "away, or use --restart to redo the book and replace it)")
+
+
+def _names(value) -> set[str]:
+    """The file names of a resume record's list (anything else in a hand-edited record: none)."""
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
 def _write_index(out_dir: Path, title: str, chapters: list[Chapter], files: list[Path],
