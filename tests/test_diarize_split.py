@@ -2,6 +2,7 @@
 people were heard as one, and as one undo step of the transcript document."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,40 @@ def test_split_speaker_is_one_undo_step(tmp_path):
     assert [s.speaker for s in doc.segments] == ["Speaker 1"] * 4 + ["Speaker 2"]
     with pytest.raises(UsageError, match="Speaker 1: choose some, not all"):
         doc.split_speaker("Speaker 1", [0, 1, 2, 3])
+
+
+def _three_speakers(path):
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.transcript import TranscriptDocument
+
+    segs = [Segment(float(i), i + 0.8, f"line {i}", (Word(float(i), i + 0.8, f"line{i}", 0.9, f"Speaker {k}"),),
+                    speaker=f"Speaker {k}") for i, k in enumerate((1, 2, 1, 3, 1))]
+    write_transcript(path, segs, TranscriptInfo(5.0, "en", "m", "whisper"), "json")
+    return TranscriptDocument.load(path)
+
+
+def test_a_split_never_brings_back_the_name_of_a_speaker_merged_away(tmp_path):
+    """Speaker 2 merged into Speaker 1, then Speaker 1 split: the new speaker is "Speaker 4", the next number after
+    the highest ever used (was "Speaker 2", as if the merged person came back), also once the file is reopened."""
+    from speechstudio.transcript import TranscriptDocument
+
+    doc = _three_speakers(tmp_path / "talk.json")
+    doc.rename_speaker("Speaker 2", "Speaker 1")
+    assert doc.speakers() == ["Speaker 1", "Speaker 3"]
+    doc.split_speaker("Speaker 1", [1, 2])
+    assert [s.speaker for s in doc.segments] == ["Speaker 1", "Speaker 4", "Speaker 4", "Speaker 3", "Speaker 1"]
+    doc.undo()
+    doc.split_speaker("Speaker 1", [4])                       # split again after undoing the first
+    assert doc.segments[4].speaker == "Speaker 4"
+    doc.undo()
+    doc.save()
+    again = TranscriptDocument.load(tmp_path / "talk.json")   # the merge is in the saved edit history
+    assert "Speaker 2" not in json.dumps(again.meta["speakers"])
+    again.split_speaker("Speaker 1", [0])
+    assert again.segments[0].speaker == "Speaker 4"
+    fresh = _three_speakers(tmp_path / "other.json")          # nothing merged: the next number too
+    fresh.split_speaker("Speaker 1", [4])
+    assert fresh.segments[4].speaker == "Speaker 4"
 
 
 def test_a_voice_saved_where_the_data_folder_is_a_file_says_so(tmp_path, monkeypatch, capsys):

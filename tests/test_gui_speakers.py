@@ -170,6 +170,38 @@ def test_editor_says_how_sure_the_count_is_and_a_merge_settles_it(qtbot, home, t
                                                              "text": "2 speakers"}
 
 
+def test_a_split_after_a_merge_names_a_new_speaker_and_says_so_after_the_autosave(qtbot, home, tmp_path):
+    """Speaker 2 merged into Speaker 1, then Split speaker finds a second voice: its segments become "Speaker 4"
+    (was "Speaker 2" again), and the status line still says so after the autosave (its "saved talk.json" hid it)."""
+    from speechstudio.asr.types import Segment, TranscriptInfo, Word
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.gui.transcript_editor import AUTOSAVE_MS, TranscriptEditor
+    from speechstudio.transcript import TranscriptDocument
+
+    segs = [Segment(float(i), i + 0.8, f"line {i}", (Word(float(i), i + 0.8, f"line{i}", 0.9, f"Speaker {k}"),),
+                    speaker=f"Speaker {k}") for i, k in enumerate((1, 2, 1, 3, 1))]
+    path = tmp_path / "talk.json"
+    write_transcript(path, segs, TranscriptInfo(5.0, "en", "m", "whisper"), "json")
+    ed = TranscriptEditor(None)
+    qtbot.addWidget(ed)
+    messages = []
+    ed.status_message.connect(messages.append)
+    ed.set_document(TranscriptDocument.load(path))
+    assert ed.rename_speaker("Speaker 2", "Speaker 1")
+    spans = [(s.start_s, s.end_s) for s in ed.document.segments if s.speaker == "Speaker 1"]
+    ed.split_found.emit("Speaker 1", spans, [0, 1, 1, 0])   # what split_by_voice heard (segments 1, 2: voice 1)
+    assert [s.speaker for s in ed.document.segments] == ["Speaker 1", "Speaker 4", "Speaker 4", "Speaker 3",
+                                                         "Speaker 1"]
+    said = "Speaker 1 split in two: 2 segments are now Speaker 4 (undo puts them back)"
+    assert messages[-1] == said
+    qtbot.wait(AUTOSAVE_MS + 300)
+    assert messages[-1] == said and not ed.document.dirty   # saved already, and the result still on the line
+    assert [s["speaker"] for s in json.loads(path.read_text())["segments"]][1] == "Speaker 4"
+    ed.undo()
+    qtbot.wait(AUTOSAVE_MS + 300)
+    assert messages[-1] == "undid split Speaker 1: 2 segments to Speaker 4"
+
+
 def test_editor_splits_a_speaker_heard_as_one_into_two_people(qtbot, home, tmp_path):
     """pyannote.audio's real phone call with both people under "Speaker 1": Split speaker listens to
     the segments again and gives the second voice its own speaker; one undo puts it back."""

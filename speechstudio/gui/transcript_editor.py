@@ -308,7 +308,8 @@ class TranscriptEditor(QWidget):
         moved = [i for i, s in enumerate(self.document.segments) if s.speaker == name and (s.start_s, s.end_s) in second]
         if self.run(lambda: self.document.split_speaker(name, moved), self.cursor()):
             new = self.document.segments[moved[0]].speaker
-            self.status_message.emit(f"{name} split in two: {len(moved)} segments are now {new} (undo puts them back)")
+            self._say_saved(f"{name} split in two: {len(moved)} segment{'s are' if len(moved) > 1 else ' is'} now {new} "
+                            "(undo puts them back)")
 
     def cursor(self) -> tuple[int, int]:
         """``(segment, char)`` of the text cursor."""
@@ -382,7 +383,12 @@ class TranscriptEditor(QWidget):
             return (done[0].splices[0].index if done and done[0].splices else 0), 0
 
         if self.run(op, where):
-            self.status_message.emit(f"{'undid' if undo else 'redid'} {done[0].label}")
+            self._say_saved(f"{'undid' if undo else 'redid'} {done[0].label}")
+
+    def _say_saved(self, message: str) -> None:
+        """Save now, then say ``message`` (what an action did): the autosave's "saved …" a second later hid it."""
+        if self.flush():
+            self.status_message.emit(message)
 
     def split_at_cursor(self) -> None:
         seg, char = self.cursor()

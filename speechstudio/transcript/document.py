@@ -4,7 +4,6 @@ Raises :class:`TranscriptFileError` (history out of step, file changed on disk).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -19,6 +18,11 @@ from speechstudio.transcript.model import (Segment, TranscriptFileError, as_segm
                                            segment_to_dict, speaker_count_text, json_text, transcript_dict)
 from speechstudio.transcript.timefmt import format_time
 from speechstudio.transcript.words import tokens
+
+
+def _names(segments: Sequence[Segment]):
+    """The speaker names of ``segments`` and their words, in order, repeats included."""
+    return (who for s in segments for who in [s.speaker] + [w.speaker for w in s.words] if who)
 
 
 def _stamp(path: Path | None) -> tuple[int, int] | None:
@@ -300,8 +304,16 @@ class TranscriptDocument:
     # ------------------------------------------------------------------ speakers
     def speakers(self) -> list[str]:
         """Speaker names in order of first appearance (segments and words)."""
-        return list(dict.fromkeys(who for s in self._segments for who in [s.speaker] + [w.speaker for w in s.words]
-                                  if who))
+        return list(dict.fromkeys(_names(self._segments)))
+
+    def _new_speaker_name(self) -> str:
+        """"Speaker N" one past the highest N this transcript ever had (its segments, its edits so far,
+        the file's speaker table): a new speaker never takes the name of one merged away."""
+        history = [seg for c in self._done for sp in c.splices for seg in sp.before + sp.after]
+        used = [*_names([*self._segments, *history]),
+                *(e.get("name") for e in self.meta.get("speakers") or [] if isinstance(e, dict))]
+        numbers = [int(m[8:]) for m in used if isinstance(m, str) and m.startswith("Speaker ") and m[8:].isdigit()]
+        return f"Speaker {max(numbers, default=0) + 1}"
 
     def rename_speaker(self, old: str, new: str) -> Change | None:
         """Every segment and word of ``old`` becomes ``new`` (an existing name: the two merge), one
@@ -322,16 +334,14 @@ class TranscriptDocument:
 
     def split_speaker(self, old: str, moved: Sequence[int], new: str | None = None) -> Change | None:
         """Segments ``moved`` (indexes of segments said by ``old``) and their words become ``new``
-        (default: the next free "Speaker N"), one undo step: the split of one speaker who was two
+        (default: :meth:`_new_speaker_name`), one undo step: the split of one speaker who was two
         people (:func:`speechstudio.diarize.split.split_by_voice` finds ``moved``). Raises
         UsageError when ``old`` says none of ``moved`` or all of its segments."""
         own = [i for i, s in enumerate(self._segments) if s.speaker == old]
         moved = sorted(set(moved) & set(own))
         if not moved or len(moved) == len(own):
             raise UsageError(f"{old}: choose some, not all, of their segments to give to another speaker")
-        if new is None:
-            taken = set(self.speakers())
-            new = next(f"Speaker {k}" for k in itertools.count(1) if f"Speaker {k}" not in taken)
+        new = new or self._new_speaker_name()
         splices = [Splice(i, (s,), (dataclasses.replace(s, speaker=new, words=tuple(
             dataclasses.replace(w, speaker=new) if w.speaker in (old, None) else w for w in s.words)),))
             for i, s in ((i, self._segments[i]) for i in moved)]
