@@ -2,6 +2,7 @@
 every ``LOG_INTERVAL_S``) into a log."""
 from __future__ import annotations
 
+import math
 import sys
 from typing import IO
 
@@ -17,6 +18,21 @@ def clock(seconds: float | None) -> str:
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def roughly(seconds: float | None) -> str:
+    """An estimate of ``seconds`` as people say it: "less than a minute", "about 7 minutes" (whole minutes
+    under 10), "about 20 minutes" (fives under an hour), "about 1.5 hours" (halves under 10 hours),
+    "about 12 hours", "about 3 days" (from 2 days); "an unknown time" for None, NaN or infinity."""
+    if seconds is None or not math.isfinite(seconds):
+        return "an unknown time"
+    if seconds < 60:
+        return "less than a minute"
+    m, h = seconds / 60, seconds / 3600
+    amount, step, unit = ((m, 1, "minute") if m < 9.5 else (m, 5, "minute") if m < 57.5 else
+                          (h, 0.5, "hour") if h < 9.75 else (h, 1, "hour") if h < 47.5 else (h / 24, 1, "day"))
+    n = math.floor(amount / step + 0.5) * step   # to the nearest step, halves up
+    return f"about {f'{n:.1f}'.removesuffix('.0')} {unit}{'' if n == 1 else 's'}"
 
 
 def is_terminal(stream: IO | None) -> bool:

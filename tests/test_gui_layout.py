@@ -153,7 +153,7 @@ def test_a_training_run_with_its_warning_fits_under_a_window_frame(win, qtbot, m
     tr.refresh_estimate()
     tr._on_finished(5, "done", (SimpleNamespace(device="cpu", steps=2000, batch_size=2, grad_accum=1),
                                 SimpleNamespace(seconds=998.0, peak_memory_bytes=2**30, note="")))
-    assert tr.estimate.isVisible() and tr.estimate.text().startswith("about 16:38 on this computer's processor")
+    assert tr.estimate.isVisible() and tr.estimate.text().startswith("about 15 minutes on this computer's processor")
     job = SimpleNamespace(config=TrainConfig(steps=2000, eval_every=100, checkpoint_every=100, batch_size=2),
                           paused=False, stopping=False, stop=lambda: None)
     monkeypatch.setattr(tr, "_make_job", lambda resume: (job, None))

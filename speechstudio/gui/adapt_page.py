@@ -21,7 +21,7 @@ from speechstudio.gui.details import Details
 from speechstudio.gui.sanity_words import judge
 from speechstudio.gui.wizard_common import BaseStepFrame, TrainingStep, WizardPage, open_with
 from speechstudio.gui.wording import plain_error
-from speechstudio.progress import clock
+from speechstudio.progress import roughly
 from speechstudio.worker.adapt_jobs import (AdaptTrainJob, CompareJob, RegisterJob, ctc_model_names, describe_ctc_base,
                                             list_adapt_runs, run_dir_for)
 from speechstudio.worker.jobs import CallJob
@@ -391,8 +391,7 @@ class TrainStep(TrainingStep):
         elif kind == "StepEvent":
             self._show_step(ev.step, ev.total)
             self.curves.add(LOSS_KEY, ev.step, ev.loss)
-            eta = clock(ev.eta_s)
-            self.speed.setText(f"step {ev.step} of {ev.total}, {eta} left")
+            self.speed.setText(f"step {ev.step} of {ev.total}, {roughly(ev.eta_s)} left")
             self.speed.setToolTip(f"loss {ev.loss:.3f}, {ev.steps_per_s:.2f} steps/s, learning rate {ev.lr:.2e}")
             self._say_training()
         elif kind == "EvalEvent":

@@ -22,7 +22,7 @@ from speechstudio.gui.wording import LOSS_NAMES, PRESET_LINES, plain_error
 from speechstudio.worker.finetune_jobs import FineTuneJob, runs_dir, train_config
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Status
-from speechstudio.progress import clock
+from speechstudio.progress import roughly
 
 PRESETS = ("quick", "standard", "best")
 #: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
@@ -274,7 +274,7 @@ class TrainStep(TrainingStep):
     def _show_estimate(self, result) -> None:
         config, est = result
         where = "the graphics card" if str(config.device).startswith("cuda") else "this computer's processor"
-        text = f"about {clock(est.seconds)} on {where} ({config.steps} steps)"
+        text = f"{roughly(est.seconds)} on {where} ({config.steps} steps)"
         if est.peak_memory_bytes:
             text += f", needs about {est.peak_memory_bytes / 2**30:.1f} GB of memory"
         self.estimate.setText(text + "; the time left is measured once training runs")

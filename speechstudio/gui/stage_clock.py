@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from speechstudio.progress import clock as fmt
+from speechstudio.progress import clock, roughly
 
 #: What each stage is called in the window.
 STAGE_NAMES = {"prepare": "Preparing your recordings", "warmup": "Warm-up: learning to hear your recordings",
@@ -110,11 +110,11 @@ class StageClock:
             text = f"{name}: step {done} of {of}"
             left, run = self.stage_left_s(), self.run_left_s()
             if left is not None:
-                text += f", about {fmt(left)} left in this stage"
-                if run is not None and run > left + 1:
-                    text += f" (whole run: about {fmt(run)})"
+                text += f", {roughly(left)} left in this stage"
+                if run is not None and roughly(run) != roughly(left):
+                    text += f" (whole run: {roughly(run)})"
         busy = self.now() - self.since
         if busy >= 3:
-            text += f" · {self.doing}… {fmt(busy)}"
+            text += f" · {self.doing}… {clock(busy)}"
         return text
 
