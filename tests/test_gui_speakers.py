@@ -141,6 +141,24 @@ def test_known_voices_dialog_lists_renames_and_deletes(win, qtbot):
     dlg.close()
 
 
+def test_known_voices_show_the_file_a_voice_was_made_from_and_its_path_on_hover(win, qtbot):
+    """"Made from" was a 100 px column that cut "42 s of /home/ana/…" before the file name: the column takes the
+    room, shows the recording's file name (and stretch), and its tooltip the whole path."""
+    from speechstudio.diarize.library import save_voice
+
+    where = "/home/ana/Recordings/2024 interviews/interview with the mayor.wav (12 segments)"
+    save_voice("Ana Lima", np.random.default_rng(0).normal(size=192), seconds=42.0, source=where)
+    win.resize(1366, 768)
+    dlg = win.transcribe.show_known_voices()
+    item = dlg.table.item(0, 1)
+    assert item.text() == "42 s of interview with the mayor.wav (12 segments)"
+    assert item.toolTip() == f"42 s of {where}"
+    qtbot.waitUntil(lambda: dlg.table.columnWidth(1) > 100)
+    assert dlg.table.fontMetrics().horizontalAdvance(item.text()) + 12 < dlg.table.columnWidth(1)  # all of it fits
+    assert dlg.table.fontMetrics().horizontalAdvance(dlg.table.item(0, 2).text()) < dlg.table.columnWidth(2)
+    dlg.close()
+
+
 def test_editor_says_how_sure_the_count_is_and_a_merge_settles_it(qtbot, home, tmp_path):
     """A transcript whose count the diarizer was unsure of: the editor says '2 or 3 speakers: check';
     merging two speakers (one action: Rename speaker… to the other's name) makes it '2 speakers'."""

@@ -2,8 +2,8 @@
 delete. Voices are added from the transcript editor ("Remember voice")."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QDialog, QHeaderView, QInputDialog, QMessageBox
 
 from speechstudio.diarize.library import load_library, remove_voice, rename_voice
 from speechstudio.errors import SpeechStudioError
@@ -23,7 +23,11 @@ class SpeakersDialog(QDialog):
         self.note = note_label("About known voices", "Voices you saved are named in new transcripts when speaker "
                                "labels are on. Save one from the transcript editor: rename a speaker, then "
                                "\"Remember voice\".")
-        self.table = table("Known voices", COLS, single=True)
+        self.table = table("Known voices", COLS, single=True, stretch_last=False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # a long file name keeps its start and end
+        for col, mode in enumerate(("ResizeToContents", "Stretch", "ResizeToContents")):  # "Made from" gets the room
+            self.table.horizontalHeader().setSectionResizeMode(col, getattr(QHeaderView.ResizeMode, mode))
         self.problems = note_label("Known voices problems")
         self.rename_btn = button("Rename…", "Rename the selected voice", slot=self._rename_dialog)
         self.delete_btn = button("Delete", "Delete the selected voice", slot=self._delete_selected)
@@ -31,16 +35,18 @@ class SpeakersDialog(QDialog):
         vbox(self, self.note, (self.table, 1), self.problems,
              hrow(self.rename_btn, self.delete_btn, None, self.close_btn))
         self.table.itemSelectionChanged.connect(self._update_buttons)
-        self.resize(560, 320)
+        self.resize(720, 320)
         self.refresh()
 
     def refresh(self) -> None:
         lib = load_library()
         self.voices = list(lib.voices)
         self.table.setRowCount(0)
-        for v in self.voices:
-            add_row(self.table, (v.name, f"{v.seconds:.0f} s of {v.source}" if v.source else f"{v.seconds:.0f} s",
-                                 v.created.replace("T", " ")))
+        for v in self.voices:   # the recording's file name (and stretch) shown, its whole path in the tooltip
+            made = [f"{v.seconds:.0f} s" + (f" of {src}" if src else "")
+                    for src in (v.source.replace("\\", "/").rsplit("/", 1)[-1], v.source)]
+            saved = v.created.replace("T", " ")
+            add_row(self.table, (v.name, made[0], saved), (v.name, made[1], saved))
         self.problems.setText("\n".join(lib.problems))
         self.problems.setVisible(bool(lib.problems))
         if not self.voices:
