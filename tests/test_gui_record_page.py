@@ -74,3 +74,34 @@ def test_while_the_record_page_records_dictate_and_the_wizards_say_who_has_the_m
     assert rec.recorder is not None and win.audio.mic_user == "a wizard's Record prompts tab"
     rec.stop()
     assert win.audio.mic_user is None and win.worker_label.text() == "idle"
+
+
+def test_the_take_is_drawn_in_clear_contrast_on_the_light_and_the_dark_theme(win, qtbot):
+    """The Record page's waveform (disabled: no seeking) was drawn in the disabled text colour at half opacity:
+    light grey on grey (1.3:1). Now the active colours, the lines 3:1 or more on their background (WCAG 2.1 1.4.11)."""
+    from PySide6.QtWidgets import QApplication
+
+    from speechstudio.gui import preferences
+    from speechstudio.gui.contrast import contrast
+
+    t = np.arange(32000) / 16000
+    loud_then_quiet = np.where(t < 1.0, 0.5, 0.1) * np.sin(2 * np.pi * 220 * t)
+    page = win.show_page("Record")
+    page.recording = loud_then_quiet.astype(np.float32)
+    app = QApplication.instance()
+    try:
+        for theme in ("light", "dark"):
+            preferences.apply_theme(theme, app)
+            page.show_take()
+            qtbot.wait(20)
+            wave = page.waveform
+            assert not wave.isEnabled()
+            img = wave.grab().toImage()
+            x = wave.width() * 3 // 4                      # in the quiet second: the background above the line
+            line, above = img.pixelColor(x, wave.height() // 2).name(), img.pixelColor(x, 3).name()
+            assert contrast(line, above) >= 3.0, (theme, line, above)     # was 1.24 (light), 1.85 (dark)
+            c = {k: v.name() for k, v in wave.colours().items()}
+            assert (line, above) == (c["rest"], c["background"]), theme   # what is drawn is what is measured
+            assert contrast(c["played"], c["shade"]) >= 3.0, (theme, c)   # once played: the highlight on its shade
+    finally:
+        preferences.apply_theme("light", app)

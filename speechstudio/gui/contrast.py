@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 AA = 4.5  # WCAG 2.1 success criterion 1.4.3, normal text
+GRAPHICS = 3.0  # WCAG 2.1 success criterion 1.4.11, non-text contrast (a waveform, a meter)
 
 
 def luminance(color: str) -> float:

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from speechstudio.audio.waveform import regroup
+from speechstudio.gui.contrast import GRAPHICS, contrast
 
 HEIGHT_PX = 30
+
+
+def _mix(a: QColor, b: QColor, k: float) -> QColor:
+    """``k`` of ``a`` and ``1 - k`` of ``b``, opaque."""
+    return QColor.fromRgbF(*(k * x + (1 - k) * y for x, y in zip(a.getRgbF()[:3], b.getRgbF()[:3])))
 
 
 class WaveformView(QWidget):
@@ -81,9 +87,25 @@ class WaveformView(QWidget):
 
     mousePressEvent = mouseMoveEvent
 
+    def _palette(self) -> QPalette:
+        """The active colours even while disabled (the Record page turns seeking off, not the picture)."""
+        pal = self.palette()
+        pal.setCurrentColorGroup(QPalette.ColorGroup.Active)
+        return pal
+
+    def colours(self) -> dict[str, QColor]:
+        """The opaque colours drawn: ``background``, ``shade`` (behind the played part), ``played`` (the
+        highlight, else nearer the text colour) and ``rest``, each line at least ``GRAPHICS`` on its background."""
+        pal = self._palette()
+        base, text, hl = pal.base().color(), pal.text().color(), pal.highlight().color()
+        shade = _mix(hl, base, 40 / 255)
+        played = next((c for k in range(11) if contrast((c := _mix(text, hl, k / 10)).name(), shade.name()) >= GRAPHICS),
+                      text)
+        return {"background": base, "shade": shade, "played": played, "rest": _mix(text, base, 0.6)}
+
     def paintEvent(self, event) -> None:  # noqa: N802
         p = QPainter(self)
-        pal = self.palette()
+        pal = self._palette()
         p.fillRect(self.rect(), pal.base())
         cols = self.columns()
         mid = self.height() / 2
@@ -98,9 +120,8 @@ class WaveformView(QWidget):
             return
         half = mid - 1
         played_x = self.x_at(self.position_s)
-        played, shade, rest = pal.highlight().color(), QColor(pal.highlight().color()), QColor(pal.text().color())
-        shade.setAlpha(40)
-        rest.setAlpha(120)
+        c = self.colours()
+        played, shade, rest = c["played"], c["shade"], c["rest"]
         p.fillRect(QRectF(self.margin, 0, played_x - self.margin, self.height()), shade)
         scale = half / max(1e-3, float(np.abs(cols).max()))  # the loudest moment fills the height
         for i, (lo, hi) in enumerate(cols):
