@@ -100,8 +100,8 @@ def test_the_take_is_drawn_in_clear_contrast_on_the_light_and_the_dark_theme(win
             x = wave.width() * 3 // 4                      # in the quiet second: the background above the line
             line, above = img.pixelColor(x, wave.height() // 2).name(), img.pixelColor(x, 3).name()
             assert contrast(line, above) >= 3.0, (theme, line, above)     # was 1.24 (light), 1.85 (dark)
-            c = {k: v.name() for k, v in wave.colours().items()}
-            assert (line, above) == (c["rest"], c["background"]), theme   # what is drawn is what is measured
-            assert contrast(c["played"], c["shade"]) >= 3.0, (theme, c)   # once played: the highlight on its shade
+            background, shade, played, rest = (c.name() for c in wave.colours())
+            assert (line, above) == (rest, background), theme              # what is drawn is what is measured
+            assert contrast(played, shade) >= 3.0, (theme, played, shade)  # once played: the highlight on its shade
     finally:
         preferences.apply_theme("light", app)

@@ -87,41 +87,36 @@ class WaveformView(QWidget):
 
     mousePressEvent = mouseMoveEvent
 
-    def _palette(self) -> QPalette:
-        """The active colours even while disabled (the Record page turns seeking off, not the picture)."""
+    def colours(self) -> tuple[QColor, QColor, QColor, QColor]:
+        """Opaque ``(background, shade behind the played part, played, rest)`` from the active palette even while
+        disabled (the Record page turns seeking off, not the picture); ``played``: the highlight, moved toward the
+        text colour while under ``GRAPHICS`` contrast on the shade."""
         pal = self.palette()
         pal.setCurrentColorGroup(QPalette.ColorGroup.Active)
-        return pal
-
-    def colours(self) -> dict[str, QColor]:
-        """The opaque colours drawn: ``background``, ``shade`` (behind the played part), ``played`` (the
-        highlight, else nearer the text colour) and ``rest``, each line at least ``GRAPHICS`` on its background."""
-        pal = self._palette()
         base, text, hl = pal.base().color(), pal.text().color(), pal.highlight().color()
         shade = _mix(hl, base, 40 / 255)
-        played = next((c for k in range(11) if contrast((c := _mix(text, hl, k / 10)).name(), shade.name()) >= GRAPHICS),
-                      text)
-        return {"background": base, "shade": shade, "played": played, "rest": _mix(text, base, 0.6)}
+        mixes = (_mix(text, hl, k / 10) for k in range(11))
+        played = next((c for c in mixes if contrast(c.name(), shade.name()) >= GRAPHICS), text)
+        return base, shade, played, _mix(text, base, 0.6)
 
     def paintEvent(self, event) -> None:  # noqa: N802
         p = QPainter(self)
-        pal = self._palette()
-        p.fillRect(self.rect(), pal.base())
+        pal = self.palette()
+        base, shade, played, rest = self.colours()
+        p.fillRect(self.rect(), base)
         cols = self.columns()
         mid = self.height() / 2
         if cols is None or self.duration_s <= 0:
             p.setPen(QPen(pal.mid().color()))
             p.drawLine(QPointF(self.margin, mid), QPointF(self.width() - self.margin, mid))
             if self.placeholder:
-                p.fillRect(QRectF(self.rect()).adjusted(0, mid - 12, 0, -(mid - 12)), pal.base())
+                p.fillRect(QRectF(self.rect()).adjusted(0, mid - 12, 0, -(mid - 12)), base)
                 p.setPen(QPen(pal.placeholderText().color()))
                 p.drawText(QRectF(self.rect()), Qt.AlignmentFlag.AlignCenter, self.placeholder)
             p.end()
             return
         half = mid - 1
         played_x = self.x_at(self.position_s)
-        c = self.colours()
-        played, shade, rest = c["played"], c["shade"], c["rest"]
         p.fillRect(QRectF(self.margin, 0, played_x - self.margin, self.height()), shade)
         scale = half / max(1e-3, float(np.abs(cols).max()))  # the loudest moment fills the height
         for i, (lo, hi) in enumerate(cols):
