@@ -518,8 +518,8 @@ class TranscriptEditor(QWidget):
         doc = self.document
         if doc is None or not doc.segments:
             self.segment_label.setText("Segment –")
-            self.start_edit.clear()
-            self.end_edit.clear()
+            for box in (self.start_edit, self.end_edit, self.speaker_box.lineEdit()):
+                box.clear()
             return
         seg = min(self.cursor()[0], len(doc.segments) - 1)
         s = doc.segments[seg]
@@ -545,12 +545,9 @@ class TranscriptEditor(QWidget):
         # the segments' languages when there is more than one (each stretch in its own)
         spoken = list(dict.fromkeys(s.language for s in doc.segments if getattr(s, "language", None))) if doc else []
         self.text.set_tag_room([lang.upper() for lang in spoken] if len(spoken) > 1 else [])
-        current = self._current_speaker() or ""
         items = [self.speaker_box.itemText(i) for i in range(self.speaker_box.count())]
         if items != self._names:
             refill(self.speaker_box, self._names)
-        if not self.speaker_box.hasFocus():
-            self.speaker_box.setEditText(current)
         count = doc.speaker_count() if doc is not None else ""
         self.count_label.setText(count)
         self.count_label.setToolTip(
