@@ -315,9 +315,12 @@ def test_the_queue_gets_its_rows_back_after_the_editor(win, qtbot, tmp_path):
     while editing), then closed: the queue kept the editor's split, 3.4 of its 5.7 rows at 1280x800
     under openbox (the second opening forgot the sizes from before). Closed, the queue is as before;
     open, it keeps two rows with the edited file among them."""
+    from speechstudio.gui.main_window import DOCK_HEIGHT
+
     win.resize(1280, 800)
     page = win.show_page("Transcribe")
     _finished_files(page, tmp_path, 10, ("a", "b"))
+    qtbot.waitUntil(lambda: win.mel_dock.height() == DOCK_HEIGHT, timeout=5000)  # 800 px high: the docks fitted
     qtbot.wait(50)
     table, view = page.table, page.transcript
     before = _visible_rows(table)
@@ -415,3 +418,31 @@ def test_the_docks_leave_the_pages_room_on_a_small_window(win, qtbot):
     win.resize(1280, 800)
     qtbot.waitUntil(lambda: win.mel_dock.height() == DOCK_HEIGHT, timeout=5000)
     assert (win.mel_dock.height(), win.gpu_dock.height()) == (DOCK_HEIGHT, DOCK_HEIGHT)
+
+
+@pytest.mark.parametrize("height,docks", [(743, 173), (695, 125)])    # 1366x768 and 1280x720 less a 25 px title
+def test_the_pages_get_their_room_first_on_a_small_screen(win, qtbot, fake_audio, height, docks):
+    """New-user pass: on a 1366x768 screen the docks took 223 px of the window's 743 (1280x720: 175 of 695) and
+    the pages got 473 px, 50 less than at 1280x800. The pages now get their 1280x800 room first and the docks
+    the rest; the user can drag the docks higher, which the next window keeps, until the window is made lower."""
+    from speechstudio.gui.main_window import DOCK_HEIGHT, DOCK_MIN_HEIGHT, MainWindow
+
+    win.resize(1280, 800)
+    qtbot.waitUntil(lambda: win.mel_dock.height() == DOCK_HEIGHT, timeout=5000)
+    room = win.centralWidget().height()
+    win.resize(1280, height)
+    qtbot.waitUntil(lambda: win.mel_dock.height() < DOCK_HEIGHT, timeout=5000)                   # fitted
+    assert (win.centralWidget().height(), win.mel_dock.height(), win.gpu_dock.height()) == (room, docks, docks)
+    win.resizeDocks([win.mel_dock], [260], Qt.Orientation.Vertical)                   # the user drags them higher
+    qtbot.wait(50)
+    win.save_settings()
+    again = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(again)
+    try:
+        again.show()
+        qtbot.wait(100)
+        assert (again.height(), again.mel_dock.height()) == (height, 260)
+        again.resize(1280, 600)
+        qtbot.waitUntil(lambda: again.mel_dock.height() == DOCK_MIN_HEIGHT, timeout=5000)
+    finally:
+        again.shutdown()

@@ -9,7 +9,7 @@ from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFrame,
                                QLabel, QLineEdit, QListWidget, QMainWindow, QPlainTextEdit, QScrollArea, QSizePolicy,
-                               QStackedWidget, QStatusBar, QTextEdit, QWidget)
+                               QStackedWidget, QTextEdit, QWidget)
 
 from speechstudio.gui.audio_hub import AudioHub
 from speechstudio.gui.common import bare, hrow, named, note_label, set_font, settings
@@ -22,9 +22,9 @@ from speechstudio.worker.worker import Worker
 
 FIRST_SIZE = (1280, 800)
 MIN_SIZE = (900, 600)
-DOCK_HEIGHT = 230  # the docks' first height, as at 1280x800
-PAGE_ROOM = 520  # px of window height kept for the pages (menu and status bar included) before the docks
-DOCK_MIN_HEIGHT = 120  # the docks shrink no lower to leave the pages room (a 900x600 window: 133 px)
+DOCK_HEIGHT = 230  # the docks' first height in a window 800 px high or more
+PAGE_ROOM = 570  # px of window height the pages get first (menu and status bar included): their room at 1280x800
+DOCK_MIN_HEIGHT = 120  # the docks shrink no lower (a 900x600 window's)
 FRAME_WAIT_TRIES = 30  # x 100 ms: how long the first window waits for the window manager's frame
 
 
@@ -57,8 +57,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
 
-        self.status = QStatusBar()
-        self.setStatusBar(self.status)
+        self.status = self.statusBar()
         self.status_label = named(QLabel("Ready"), "Status line")
         # a long message is cut at the window's edge (full text in the tooltip), never widens the window
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -100,7 +99,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         # beside the mel view, under the pages: the pages get the window's full width
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gpu_dock)
         self.splitDockWidget(self.mel_dock, self.gpu_dock, Qt.Orientation.Horizontal)
-        self._dock_set = 0  # the docks' height last set by _fit_docks
         self._fit_docks()
         self.resizeDocks([self.mel_dock, self.gpu_dock], [900, 340], Qt.Orientation.Horizontal)
         self.monitor = SystemMonitor(1.0, self)
@@ -158,7 +156,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self._frame_wait = True  # once per window
             QTimer.singleShot(0, self, self._fit_frame)
 
-    _docks_due = False  # a _fit_docks is queued
+    _docks_due, _dock_set, _fit_h = False, 0, 0  # a _fit_docks is queued; the docks' and window's heights it left
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -166,19 +164,23 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self._docks_due = True
             QTimer.singleShot(0, self, self._fit_docks)
 
+    def _dock_height(self) -> int:
+        return max(DOCK_MIN_HEIGHT, min(DOCK_HEIGHT, self.height() - PAGE_ROOM))
+
     def _fit_docks(self) -> None:
-        """Keep the bottom docks at most :data:`DOCK_HEIGHT` px high, leaving the pages :data:`PAGE_ROOM` px;
-        docks shrunk here grow back with the window. A height the user dragged them to stays while it fits."""
+        """The bottom docks get the window's height beyond the pages' :data:`PAGE_ROOM` (:data:`DOCK_MIN_HEIGHT` to
+        :data:`DOCK_HEIGHT` px); a height the user dragged them to (saved) stays unless the window is made lower."""
         self._docks_due = False
         bottom = [d for d in (self.mel_dock, self.gpu_dock) if not d.isFloating() and d.isVisible()
                   and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
         if not bottom and self.isVisible():
             return
         dock = bottom[0] if bottom else self.mel_dock  # before the window is shown: its first size
-        height = max(DOCK_MIN_HEIGHT, min(DOCK_HEIGHT, self.height() - PAGE_ROOM))
-        if not bottom or dock.height() > height or dock.height() == self._dock_set < height:
+        height, lower = self._dock_height(), self.height() < self._fit_h
+        if not bottom or dock.height() == self._dock_set or lower and dock.height() > height:
             self.resizeDocks([dock], [height], Qt.Orientation.Vertical)
             self._dock_set = height
+        self._fit_h = self.height()
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
@@ -311,6 +313,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState)):
             if isinstance(saved := s.value(key), QByteArray) and not saved.isEmpty():
                 restore(saved)
+        self._dock_set, self._fit_h = self._dock_height(), self.height()  # docks saved at another: the user's
         self.nav.setCurrentRow(s.value("window/page", 0, type=int))  # 0 when unreadable
 
     def save_settings(self) -> None:
