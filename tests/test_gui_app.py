@@ -130,6 +130,29 @@ def test_a_long_status_message_does_not_widen_the_window(win, qtbot):
     assert win.status_label.toolTip() == text
 
 
+def test_a_pages_status_line_does_not_outlive_the_page(win, qtbot):
+    """New-user pass: 'dictation stopped: …' stayed in the status line on the Speak page, where it meant
+    nothing. A line said by the page shown goes when another page is shown, which brings back the last line
+    for the whole app (a queue ending or a job failing on a page not shown, or the window's own)."""
+    from speechstudio.gui.wording import dictate
+
+    win.show_page("Dictate")
+    win.dictate.status_message.emit(dictate("dictation_stopped", summary="5 s dictated"))
+    assert win.status_label.text() == "dictation stopped: 5 s dictated"
+    win.show_page("Speak")
+    assert win.status_label.text() == "Ready"
+    win.transcribe.status_message.emit("3 files done in 12 s")          # the queue ends in the background
+    win.show_page("Record")
+    assert win.status_label.text() == "3 files done in 12 s"
+    win.record.status_message.emit("saved take.wav")
+    win.show_page("Models")
+    assert win.status_label.text() == "3 files done in 12 s"
+    win.models.status_message.emit("downloading whisper-base…")
+    win.adapt.status_message.emit("training failed: see the Train step")  # a job's error on a page not shown
+    win.show_page("Speak")
+    assert win.status_label.text() == "training failed: see the Train step"
+
+
 def test_keys_in_fields_tables_and_lists(win, qtbot, tmp_path, monkeypatch):
     """Esc in a field leaves the field and never cancels the run (the find field: back to the transcript); Esc
     elsewhere does; Space opens a focused list; Tab leaves the queue table and the transcript's text."""

@@ -42,7 +42,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
         self.nav = named(QListWidget(), "Pages")
         self.nav.addItems(PAGES)
-        self.nav.setFixedWidth(130)
         self.stack = QStackedWidget()
         self.transcribe = TranscribePage(self.compute, self.io, self.audio)
         self._add_to_stack(self.transcribe)
@@ -58,7 +57,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
 
         self.status = self.statusBar()
-        self.status_label = named(QLabel("Ready"), "Status line")
+        self._status_page, self._app_status = None, "Ready"  # the page (shown) that said the line; the app's last
+        self.status_label = named(QLabel(self._app_status), "Status line")
         # a long message is cut at the window's edge (full text in the tooltip), never widens the window
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status.addWidget(self.status_label, 1)
@@ -69,7 +69,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.status.addPermanentWidget(self.audio_label)
             self.show_status(self.audio.reason)
         for page in self.pages():
-            page.status_message.connect(self.show_status)
+            page.status_message.connect(lambda text, page=page: self.show_status(text, page))
         self._pause_note = ""  # "playing" / "paused" said by Space (play_pause): replaced when playback ends
         self.audio.playing_changed.connect(self._playback_changed)
         # "working…" while any worker is busy: transcription and speech, or a wizard's training
@@ -207,6 +207,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self._mel.clear()
         if page is self.speak and self.speak is not None:
             self.speak.preload()
+        if self._status_page not in (None, page):  # its line says nothing here: the app's last line again
+            self.show_status(self._app_status)
 
     def _add_to_stack(self, page: QWidget) -> None:
         """Add a page inside a frameless scroll area: a page larger than its room scrolls."""
@@ -302,11 +304,14 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         elif hasattr(page, "stop"):  # Speak, Dictate, Record and the wizards
             page.stop()
 
-    def show_status(self, text: str) -> None:
-        """The status line (a raw error line that slips past ``plain_error`` reads ``UNEXPECTED``)."""
+    def show_status(self, text: str, page: QWidget | None = None) -> None:
+        """The status line (a raw error line that slips past ``plain_error`` reads ``UNEXPECTED``). A line from ``page``
+        while shown goes once another page is shown; the window's and those of pages not shown (a queue ending) stay."""
         plain = UNEXPECTED if {"exception class name", "raw import error"} & set(jargon_in(text)) else text
         self.status_label.setText(plain)
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")
+        self._status_page = page if page is self.current_page() else None
+        self._app_status = text if self._status_page is None else self._app_status
 
     def _restore(self) -> None:
         s = settings()  # Qt moves/shrinks a saved geometry onto the current screens
