@@ -298,7 +298,7 @@ def set_backend(backend: Backend | None) -> None:
 
 def _make_backend(spec: str) -> Backend:
     if spec == "none":
-        return UnavailableBackend("audio disabled (SPEECHSTUDIO_AUDIO=none)")
+        return UnavailableBackend("Recording and playback are off: audio disabled (SPEECHSTUDIO_AUDIO=none)")
     try:
         return SoundDeviceBackend()
     except OSError as e:

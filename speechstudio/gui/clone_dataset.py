@@ -102,7 +102,7 @@ class RecordPanel(QWidget):
         vbox(self, form, self.prompt, buttons, hrow(self.position, 12, (self.note, 1), stretch=False),
              None).setContentsMargins(9, 4, 9, 4)
         if not self.audio.available:
-            self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")
+            self.note.setText(f"{self.audio.reason}. Import a folder instead.")
         self._timer = QTimer(self, interval=50, timeout=self._tick)
         self._update()
 

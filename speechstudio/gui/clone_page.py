@@ -286,7 +286,7 @@ class UseStep(QWidget):
         if not self.saved_name:
             return None
         if not self.wiz.audio.available:
-            self.info.setText(f"playback unavailable: {self.wiz.audio.reason}")
+            self.info.setText(self.wiz.audio.reason)
             return None
         self.wiz.audio.stop()
         self._streaming = False

@@ -78,7 +78,7 @@ class SpeakPage(QWidget):
         self.stop_btn.setEnabled(False)
         self.audio.playing_changed.connect(self._on_playing)
         if not self.audio.available:
-            self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
+            self.info.setText(f"{self.audio.reason}. Save as… still works.")  # the reason says what is off
         self._restore()
         self.compute.job_progress.connect(self._on_progress)
         self.compute.job_finished.connect(self._on_finished)
@@ -194,7 +194,7 @@ class SpeakPage(QWidget):
         if not self._has_text():
             return
         if not self.audio.available:
-            self.status_message.emit(f"playback unavailable: {self.audio.reason}; use Save as…")
+            self.status_message.emit(f"{self.audio.reason}; use Save as…")
             return
         if self._no_devices():  # the message shown, Save as… focused
             self._offer_save()

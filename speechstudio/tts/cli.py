@@ -187,7 +187,7 @@ class _Playback:
 
         backend = get_backend()
         if not backend.available or not backend.output_devices():
-            raise AudioUnavailableError(f"audio playback unavailable: {backend.reason or 'no output device'}")
+            raise AudioUnavailableError(backend.reason or "audio playback unavailable: no output device")
 
     def __init__(self, sample_rate: int):
         from speechstudio.audio.devices import Player
