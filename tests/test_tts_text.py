@@ -71,7 +71,8 @@ def test_iterable_of_lines_is_lazy():
     ("He lives on Main St.", "He lives on Main street."),
     ("Apples, pears etc.", "Apples, pears et cetera."),
     # glued am/pm, decades, ISO dates, currency with K/M/B and a leading minus
-    ("Meet at 7:05am.", "Meet at seven oh five am."),
+    ("Meet at 7:05am.", "Meet at seven oh five AM."),  # "am" would be said as the word
+    ("Open 9 am to 5pm, or 9am-5pm daily.", "Open nine AM to five PM, or nine AM to five PM daily."),
     ("In the 1990s and the 2000s.", "In the nineteen nineties and the two thousands."),
     ("Music of the '90s.", "Music of the nineties."),
     ("Due 2024-01-15.", "Due January fifteenth, twenty twenty four."),

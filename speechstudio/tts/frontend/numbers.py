@@ -165,7 +165,8 @@ _BIBLE_BOOKS = ("Genesis|Exodus|Leviticus|Deuteronomy|Joshua|Ruth|Samuel|Kings|C
                 "|Hosea|Joel|Amos|Jonah|Micah|Matthew|Luke|John|Romans|Corinthians|Galatians|Ephesians"
                 "|Philippians|Colossians|Thessalonians|Timothy|Titus|Hebrews|James|Peter|Jude|Revelation")
 _VERSE_RE = re.compile(r"\b((?:" + _BIBLE_BOOKS + r")\s+)(\d{1,3}):(\d{1,3})(?![\w:]|[.,]\d)")
-_GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)
+# "9am", "9 am" -> "9 AM" (espeak says the word "am" once the digits are words); "9am-5pm": "9 AM to 5 PM".
+_AMPM_RE = re.compile(r"(?<=\d)\s?([ap])m\b(\s?[-–]\s?(?=\d))?", re.IGNORECASE)
 _RANGE_RE = re.compile(r"(?<![\w.,/-])(" + _SIGNED + r")(?:-|\s?[–—]\s?)(" + _NUM + r")(?![\w.,/]?\d)"
                        r"(?:\s?(" + _UNIT + r"))?")
 # A season or span of years: "2024/25", "1998-99", "2019/2020" (the second year within ten after the first).
@@ -504,7 +505,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _CURRENCY_RE.sub(_currency, text)
     text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
     text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
-    text = _GLUED_AMPM_RE.sub(r" \1", text)
+    text = _AMPM_RE.sub(lambda m: f" {m.group(1).upper()}M" + (" to " if m.group(2) else ""), text)
     text = _VERSE_RE.sub(lambda m: f"{m.group(1)}{cardinal(m.group(2))}, {cardinal(m.group(3))}", text)
     text = _CLOCK_SECONDS_RE.sub(_time_with_seconds, text)
     text = _TIME_RE.sub(_time, text)
