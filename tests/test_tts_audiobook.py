@@ -59,6 +59,18 @@ def test_markdown_is_read_as_a_listener_needs_it(tmp_path):
     assert chapters[1].text == "Part two.\n\nfirst item\nsecond item\n\nquoted x"
 
 
+@pytest.mark.parametrize("md,text", [  # no Markdown syntax is read aloud as symbols, no content is lost
+    ("A note[^1] here.\n\n[^1]: The note.", "A note here."),  # was "note[ to the power of one]"
+    ("Setext title\n============\n\nBody.", "Setext title.\n\nBody."),  # was "equals equals ..."
+    ("Part two\n--------\nBody.", "Part two.\n\nBody."),  # was "Part two\nBody.", one sentence
+    ("Mail <me@x.org> or see <https://x.org/a>.", "Mail me@x.org or see https://x.org/a."),  # were dropped
+    ("| Name | Age |\n|---|--:|\n| Ann | 42 |", "Name, Age\n\nAnn, 42"),  # was ",  Name ,  Age , ..."
+    ("Not \\*bold\\*, 1\\. and \\# and a \\| b.", "Not *bold*, 1. and # and a | b."),  # escapes
+])
+def test_markdown_syntax_is_not_read_aloud(md, text):
+    assert markdown_to_text(md) == text
+
+
 def test_epub_chapters_in_spine_order(tmp_path):
     from ebooklib import epub
 

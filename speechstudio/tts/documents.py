@@ -208,22 +208,22 @@ def markdown_to_text(md: str) -> str:
     """Markdown -> plain text to read aloud (module docstring); headings become their own paragraph."""
     md = re.sub(r"^(```|~~~).*?^\1\s*$", "", md, flags=re.MULTILINE | re.DOTALL)  # fenced code
     md = re.sub(r"<!--.*?-->", "", md, flags=re.DOTALL)
-    md = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", md)  # images: alt text
-    md = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", md)  # links: their text
-    md = re.sub(r"\[([^\]]+)\]\[[^\]]*\]", r"\1", md)
+    # images: alt text; links: their text; footnote marks ("[^1]") go
+    md = re.sub(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])|\[\^[^\]\s]+\](?!:)", lambda m: m.group(1) or "", md)
     md = re.sub(r"^[ \t]*\[[^\]]+\]:[ \t]*\S+.*$", "", md, flags=re.MULTILINE)  # link definitions
     md = html_to_text(md, strip=False)  # HTML blocks -> paragraphs, inline tags go, entities (tts/frontend/markup.py)
-    md = re.sub(r"</?[A-Za-z][^>]*>", "", md)  # other tags
+    md = re.sub(r"<([A-Za-z][\w+.-]*:[^\s<>]+|[^\s<>@]+@[^\s<>]+)>|</?[A-Za-z][^>]*>", lambda m: m.group(1) or "", md)
     md = re.sub(r"`([^`]*)`", r"\1", md)
-    md = re.sub(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", lambda m: "\n" + m.group(1).rstrip(".") + ".\n", md,
-                flags=re.MULTILINE)
+    md = re.sub(r"^[ \t]{0,3}(?:#{1,6}[ \t]+(.+?)[ \t]*#*|(\S.*?)[ \t]*\n[ \t]{0,3}(?:=+|-+))[ \t]*$",  # ATX, setext
+                lambda m: "\n" + (m.group(1) or m.group(2)).rstrip(".") + ".\n", md, flags=re.MULTILINE)
     md = re.sub(r"^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+", "", md, flags=re.MULTILINE)  # list markers
     md = re.sub(r"^[ \t]{0,3}>[ \t]?", "", md, flags=re.MULTILINE)  # block quotes
     md = re.sub(r"^[ \t]*(?:[-*_][ \t]*){3,}$", "", md, flags=re.MULTILINE)  # rules
-    md = re.sub(r"(\*\*|__)(.+?)\1", r"\2", md)
-    md = re.sub(r"(?<![\w*])([*_])(?!\s)(.+?)(?<!\s)\1(?![\w*])", r"\2", md)
+    md = re.sub(r"(?<!\\)(\*\*|__)(.+?)\1", r"\2", md)
+    md = re.sub(r"(?<![\w*\\])([*_])(?!\s)(.+?)(?<![\s\\])\1(?![\w*])", r"\2", md)
     md = re.sub(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$", "", md, flags=re.MULTILINE)  # table rules
-    md = md.replace("|", ", ")
+    md = re.sub(r"[ \t]*(?<!\\)\|[ \t]*", ", ", re.sub(r"^[ \t]*\|[ \t]*(.*?)[ \t]*\|?[ \t]*$", r"\1", md, flags=re.MULTILINE))  # cells
+    md = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)  # backslash escapes
     return re.sub(r"\n{3,}", "\n\n", md).strip()
 
 
