@@ -33,6 +33,12 @@ CASES = {
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
     ],
+    "year with an era": [  # a year, and the era as letters: espeak says "AD" as the word "ad"
+        ("Caesar died in 44 BC.", "Caesar died in forty four B.C."),
+        ("Hastings, 1066 AD; Rome, AD 476.", "Hastings, ten sixty six A.D; Rome, A.D four seventy six."),
+        ("From 2500 BCE to 1492 CE.", "From twenty five hundred B.C.E to fourteen ninety two C.E."),
+        ("From 3000 B.C. to A.D. 79.", "From three thousand B.C. to A.D. seventy nine."),
+    ],
     "leading zeros": [
         ("Enter code 0042 now.", "Enter code zero zero four two now."),
         ("Agent 007 is here.", "Agent zero zero seven is here."),

@@ -176,6 +176,9 @@ _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 _DECADE_RE = re.compile(r"(?<![\w.])(1[1-9]\d0|20[0-9]0)s\b")
 _SHORT_DECADE_RE = re.compile(r"'([2-9])0s\b")
+# A year with its era ("44 BC", "AD 79", "1492 CE"): read as a year, the era as letters (espeak says "AD" "ad").
+_ERA_RE = re.compile(r"(?<![\w.,])(\d{1,4})\s?(BCE|BC|AD|CE|B\.C\.E\.|B\.C\.|A\.D\.|C\.E\.)(?!\w)"
+                     r"|\b(AD|A\.D\.)\s?(\d{1,4})(?![\w.,]?\d)")
 _NUMBER_RE = re.compile(r"(?:(?<![\w.,])[-−+])?(?<![\d.])(?:" + _NUM + r"|\.\d+)(?![\d])")
 
 # Roman numerals: a strict numeral (no "IIII", "IC"), upper case only.
@@ -503,6 +506,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
     text = _LABELLED_RE.sub(lambda m: m.group(1) + identifier_words(m.group(2)), text)
     text = _CURRENCY_RE.sub(_currency, text)
+    text = _ERA_RE.sub(lambda m: " ".join(_n2w(int(x), to="year") if x[0].isdigit() else x if "." in x else ".".join(x)
+                                          for x in filter(None, m.groups())), text)
     text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
     text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
     text = _AMPM_RE.sub(lambda m: f" {m.group(1).upper()}M" + (" to " if m.group(2) else ""), text)
