@@ -311,3 +311,13 @@ def test_markdown_with_html_keeps_words_apart():
 
     md = "# Fees\n\n<p>The charge</p><p>Debentures is due.</p>\n\n<ul><li>Milk</li><li>Bread</li></ul>\n\nA <b>bold</b> &amp; fair price."
     assert markdown_to_text(md) == "Fees.\n\nThe charge\n\nDebentures is due.\n\nMilk\n\nBread\n\nA bold & fair price."
+
+
+@pytest.mark.parametrize("text", ["Wait..", "He works at Acme Inc..", "It is five p.m..", "Done.. Hello."])
+def test_two_full_stops_do_not_put_dot_before_the_next_sentence(text):
+    from speechstudio.tts.phonemize import espeak_phonemes
+
+    # espeak-ng kept the second "." of a sentence and said "dot" (/dˈɑːt/) at the start of the next one
+    alone = "".join(espeak_phonemes("Hello there."))
+    assert "".join(espeak_phonemes(text)) == "".join(espeak_phonemes(text.replace("..", ".")))
+    assert "".join(espeak_phonemes("Hello there.")) == alone == "həlˈoʊ ðˈɛɹ."

@@ -4,6 +4,7 @@ Piper phoneme ids (rhasspy/piper-phonemize ``phoneme_ids.cpp``: ``^``, phonemes 
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -23,7 +24,7 @@ def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
     from piper_phonemize import phonemize_espeak
 
     try:
-        return _joined(phonemize_espeak(text, voice))
+        return _joined(phonemize_espeak(re.sub(r"(?<!\.)\.\.(?!\.)", ".", text), voice))  # ".." left "dot" to the next
     except RuntimeError as exc:
         raise PhonemizerUnavailableError(f"espeak-ng cannot phonemize with voice {voice!r}: {exc}") from exc
 
