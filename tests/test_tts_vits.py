@@ -92,10 +92,12 @@ def test_speaker_ids(multi, single):
     assert not np.allclose(s0[:n], s2[:n])
     with pytest.raises(UnknownSpeakerError, match=r"no speaker 3 \(valid ids: 0..2\)"):
         multi.synthesize("x.", SynthesisSettings(speaker=3))
-    with pytest.raises(UnknownSpeakerError, match="no speaker 'alice'"):
+    with pytest.raises(UnknownSpeakerError, match=r"no speaker 'alice' \(valid ids: 0..2\)"):  # no names: the ids
         multi.synthesize("x.", SynthesisSettings(speaker="alice"))
-    with pytest.raises(UnknownSpeakerError):
-        single.synthesize("x.", SynthesisSettings(speaker=1))
+    # was "(valid ids: 0..0)" and "(names: none (use a number))": no number other than 0 works there
+    for speaker, shown in ((1, "1"), ("bob", "'bob'")):
+        with pytest.raises(UnknownSpeakerError, match=rf"no speaker {shown} \(it has a single speaker: leave the speaker out\)$"):
+            single.synthesize("x.", SynthesisSettings(speaker=speaker))
 
 
 def test_length_scale_doubles_duration(single):

@@ -84,15 +84,14 @@ class VoiceText:
         """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises ``UnknownSpeakerError``."""
         if speaker is None or speaker == "":
             return 0 if self.num_speakers > 1 else None
-        if isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit():
-            if speaker in self.speakers:
-                return int(self.speakers[speaker])
-            names = ", ".join(list(self.speakers)[:8]) or "none (use a number)"
-            raise UnknownSpeakerError(f"voice {self.name} has no speaker {speaker!r} (names: {names})")
-        sid = int(speaker)
-        if not 0 <= sid < self.num_speakers:
-            raise UnknownSpeakerError(f"voice {self.name} has no speaker {sid} (valid ids: 0..{self.num_speakers - 1})")
-        return sid if self.num_speakers > 1 else None
+        named = isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit()
+        if named and speaker in self.speakers:
+            return int(self.speakers[speaker])
+        if not named and 0 <= int(speaker) < self.num_speakers:
+            return int(speaker) if self.num_speakers > 1 else None
+        valid = ("it has a single speaker: leave the speaker out" if self.num_speakers <= 1 else f"names: "
+                 f"{', '.join(list(self.speakers)[:8])}" if named and self.speakers else f"valid ids: 0..{self.num_speakers - 1}")
+        raise UnknownSpeakerError(f"voice {self.name} has no speaker {repr(speaker) if named else int(speaker)} ({valid})")
 
     def text_to_ids(self, sentence: str) -> list[int]:
         """Token / phoneme ids for one sentence; unknown symbols are skipped and reported in
