@@ -33,6 +33,12 @@ CASES = {
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
     ],
+    "dimension or factor": [  # the "x" was said as the letter: "nineteen twenty ex ..."
+        ("A 1920x1080 screen.", "A nineteen twenty by one thousand and eighty screen."),
+        ("Cut a 2 x 4 board into 3x3 squares.", "Cut a two by four board into three by three squares."),
+        ("It is 3x faster, even 10x.", "It is three times faster, even ten times."),
+        ("Not hex 0x1F or 3 x 10^5.", "Not hex zero X one F or three times ten to the power of five."),
+    ],
     "year with an era": [  # a year, and the era as letters: espeak says "AD" as the word "ad"
         ("Caesar died in 44 BC.", "Caesar died in forty four B.C."),
         ("Hastings, 1066 AD; Rome, AD 476.", "Hastings, ten sixty six A.D; Rome, A.D four seventy six."),

@@ -132,6 +132,8 @@ _SCI_RE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:[eE]([+-]?\d+)|\s?[x×]\s?1
 # Feet and inches ("6'2\"", "5′11″"; NFKC makes ″ two ′), inches alone outside a quotation ("a 12\" pizza").
 _FEET_INCHES_RE = re.compile(r"(?<![\w.'′])(\d{1,2})['′]\s?(\d{1,2}(?:\.\d+)?)(?:\"|''|′′)")
 _INCHES_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\"|′′)(?!\w)")
+# "1920x1080", "2 x 4": "by"; "3x faster", "10x": "times" (not hex "0x1F"; "×" between numbers stays "times").
+_BY_RE = re.compile(r"(?<![\w.])(?!0x)(\d+(?:\.\d+)?)(?:\s?x\s?(?=\d(?!\d*\^))|x(?=[\s,;:.!?)]|$))")
 _TIMES_RE = re.compile(r"(?<=[\d)])\s?\*\s?(?=[-−]?\.?\d|\()")
 _SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
 _AREA_UNITS = ("mm", "cm", "m", "km", "nm", "ft", "mi")
@@ -486,6 +488,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                                       f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
         text = _POWER_RE.sub(_power, text)
     text = _TIMES_RE.sub(" times ", text)
+    text = _BY_RE.sub(lambda m: m.group(1) + (" by " if m.string[m.end():m.end() + 1].isdigit() else " times"), text)
     text = _FEET_INCHES_RE.sub(lambda m: f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}", text)
     text = _INCHES_RE.sub(_inches, text)
     text = _IP_RE.sub(_ip, text)
