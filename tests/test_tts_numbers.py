@@ -33,6 +33,11 @@ CASES = {
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
     ],
+    "approximate": [  # "~" was said "tilde"
+        ("About ~50 people came.", "About about fifty people came."),
+        ("It took ~2 hours (~ 3.5 km).", "It took about two hours (about three point five kilometers)."),
+        ("Costs ~$5; see ~/notes.", "Costs about five dollars; see home slash notes."),
+    ],
     "dimension or factor": [  # the "x" was said as the letter: "nineteen twenty ex ..."
         ("A 1920x1080 screen.", "A nineteen twenty by one thousand and eighty screen."),
         ("Cut a 2 x 4 board into 3x3 squares.", "Cut a two by four board into three by three squares."),

@@ -488,6 +488,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                                       f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
         text = _POWER_RE.sub(_power, text)
     text = _TIMES_RE.sub(" times ", text)
+    text = re.sub(r"(?<![\w~/])~\s?(?=[-+]?[$£€¥]?\.?\d)", "about ", text)  # "~50": not "tilde fifty"
     text = _BY_RE.sub(lambda m: m.group(1) + (" by " if m.string[m.end():m.end() + 1].isdigit() else " times"), text)
     text = _FEET_INCHES_RE.sub(lambda m: f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}", text)
     text = _INCHES_RE.sub(_inches, text)
