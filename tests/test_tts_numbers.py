@@ -33,6 +33,11 @@ CASES = {
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
     ],
+    "feet and inches": [  # "in" was read as the word: "five feet three in tall"
+        ("She is 5 ft 3 in tall.", "She is five foot three tall."),
+        ("He is 6ft 1in. Really.", "He is six foot one. Really."),
+        ("A 5 feet 3 in board, 5 feet 3 in a row.", "A five foot three board, five feet three in a row."),
+    ],
     "approximate": [  # "~" was said "tilde"
         ("About ~50 people came.", "About about fifty people came."),
         ("It took ~2 hours (~ 3.5 km).", "It took about two hours (about three point five kilometers)."),

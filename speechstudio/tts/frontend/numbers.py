@@ -129,8 +129,9 @@ def _valid(month: int, day: int) -> bool:
 # ----------------------------------------------------------------------------- the classes
 _SCI_RE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:[eE]([+-]?\d+)|\s?[x×]\s?10\^([+-]?\d+))(?![\w]|\.\d)"
                      r"(?:\s?(" + _UNIT + r"))?")
-# Feet and inches ("6'2\"", "5′11″"; NFKC makes ″ two ′), inches alone outside a quotation ("a 12\" pizza").
-_FEET_INCHES_RE = re.compile(r"(?<![\w.'′])(\d{1,2})['′]\s?(\d{1,2}(?:\.\d+)?)(?:\"|''|′′)")
+# Feet and inches ("6'2\"", "5′11″", "5 ft 3 in"; NFKC makes ″ two ′), inches alone outside a quotation ("a 12\" pizza").
+_FEET_INCHES_RE = re.compile(r"(?<![\w.'′])(\d{1,2})(?:['′]\s?|\s?(?:ft|feet)\.?\s?)(\d{1,2}(?:\.\d+)?)"
+                             r"(?:\"|''|′′|\s?in\b(?!\s+(?:a|an|the)\b))")
 _INCHES_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\"|′′)(?!\w)")
 # "1920x1080", "2 x 4": "by"; "3x faster", "10x": "times" (not hex "0x1F"; "×" between numbers stays "times").
 _BY_RE = re.compile(r"(?<![\w.])(?!0x)(\d+(?:\.\d+)?)(?:\s?x\s?(?=\d(?!\d*\^))|x(?=[\s,;:.!?)]|$))")
