@@ -793,3 +793,23 @@ def test_left_out_text_is_said_another_books_folder_refused_and_lost_chapters_re
     again = make_audiobook(tiny_voice, book, out, "flac", workers=1)  # and back: the FLAC chapters are still ours
     assert [f.name for f in again.files] == ["01 - Chapter 1.flac", "02 - Chapter 2.flac"] and again.skipped == 0
     assert {"01 - Chapter 1.ogg", "02 - Chapter 2.ogg"} <= {p.name for p in out.iterdir()}
+
+
+def test_epub_table_cells_are_not_run_together(tmp_path):
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("t")
+    book.set_title("Tables")
+    book.set_language("en")
+    page = epub.EpubHtml(title="Scores", file_name="c.xhtml", lang="en")
+    page.content = ("<html><body><h1>Scores</h1><table><tr><th>Name</th><th>Age</th></tr>"
+                    "<tr><td>Ann</td><td><p>42</p></td></tr></table><p>Done, then.</p></body></html>")
+    book.add_item(page)
+    book.toc = [page]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", page]
+    epub.write_epub(str(tmp_path / "t.epub"), book)
+    # was "NameAge" and "Ann42": two words read as one
+    assert read_book(tmp_path / "t.epub").chapters[0].text == "Scores.\n\nName, Age\n\nAnn\n\n42\n\nDone, then."

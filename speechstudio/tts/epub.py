@@ -120,6 +120,8 @@ class _Xhtml(HTMLParser):
             self.nav_depth -= 1
         if tag in ("h1", "h2", "h3") and self.in_heading:
             self.in_heading -= 1
+        if tag in ("td", "th"):  # cells of a row: "Name, Age", not "NameAge"
+            self._out(", ")
         if tag in _BLOCKS:
             if tag[0] == "h" and len(tag) == 2 and tag[1].isdigit():
                 self._out("\ue014")  # a heading ends its sentence
@@ -139,7 +141,7 @@ class _Xhtml(HTMLParser):
 
 def _tidy(text: str) -> str:
     text = re.sub(r"([.!?:;,])?[ \t\n]*\ue014", lambda m: m.group(1) or ".", text)
-    paras = (" ".join(p.split()) for p in re.split(r"\n\s*\n", text))
+    paras = (" ".join(p.split()).strip(" ,") for p in re.split(r"\n\s*\n", text))
     return "\n\n".join(p for p in paras if p and p != ".")
 
 
