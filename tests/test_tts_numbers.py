@@ -33,6 +33,11 @@ CASES = {
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
     ],
+    "decade": [  # "the 50s and 60s" was "the fifty seconds and sixty seconds", "1950's" "nineteen fifty's"
+        ("Music of the 50s and 60s.", "Music of the fifties and sixties."),
+        ("The 1950's, her 30s, the mid-70s.", "The nineteen fifties, her thirties, the mid-seventies."),
+        ("In the early 20s, 40s, or 50s; a lap in 50s.", "In the early twenties, forties, or fifties; a lap in fifty seconds."),
+    ],
     "feet and inches": [  # "in" was read as the word: "five feet three in tall"
         ("She is 5 ft 3 in tall.", "She is five foot three tall."),
         ("He is 6ft 1in. Really.", "He is six foot one. Really."),
