@@ -33,6 +33,11 @@ CASES = {
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
     ],
+    "time and kitchen units": [  # espeak said "secs" /sˈɛks/, "mins" /mˈɪnz/, "wks" "double-u kay ess", "yrs" /ɚz/
+        ("It took 2 wks, 3 hrs, 5 mins and 10 secs.", "It took two weeks, three hours, five minutes and ten seconds."),
+        ("Add 2 tbsp sugar and 1 tsp salt.", "Add two tablespoons sugar and one teaspoon salt."),
+        ("He is 5 yrs old; 1 yr and 1 wk.", "He is five years old; one year and one week."),
+    ],
     "decade": [  # "the 50s and 60s" was "the fifty seconds and sixty seconds", "1950's" "nineteen fifty's"
         ("Music of the 50s and 60s.", "Music of the fifties and sixties."),
         ("The 1950's, her 30s, the mid-70s.", "The nineteen fifties, her thirties, the mid-seventies."),
