@@ -125,6 +125,8 @@ CASES = {
         ("On 7-4-1776 they met.", "On July fourth, seventeen seventy six they met."),
         ("By 12.10.2025 at last.", "By December tenth, twenty twenty five at last."),
         ("Not 14/14/2020.", "Not fourteen slash fourteen slash two thousand and twenty."),
+        # an amount before a month is money, not a day: was "$the fifth of May", "pounds the twentieth of March"
+        ("The fee was $5 May and £20 June 3rd.", "The fee was five dollars May and twenty pounds June third."),
         # a capitalised "The" before the day is not read twice; "May." and a final "Jan." keep the full stop
         ("The 3rd of May.", "The third of May."),
         ("The 2nd of Dec. 2024 and the 4th of Jan.", "The second of December, twenty twenty four and the fourth of "

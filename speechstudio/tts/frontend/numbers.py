@@ -546,7 +546,7 @@ _YEAR = r"(?:,?\s+(\d{4})(?![\d:]))?"
 # After the day: not a digit, unit letter, time or decimal ("May 5 km", "June 3:30", "June 3.5").
 _END = r"(?![\d:]|\.\d|\s?(?:%|[a-zA-Z]{1,3}\b(?<!\bof)(?<!\bon)(?<!\bat)(?<!\bin)(?<!\bto)(?<!\band)(?<!\bor)))"
 _MONTH_DAY_RE = re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r"\b" + _END + _YEAR)
-_DAY_MONTH_RE = re.compile(r"(?<![\w.,/-])" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
+_DAY_MONTH_RE = re.compile(r"(?<![\w.,/$£€¥-])" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
 
 
 def _month_date(month_name: str, day: str, year: str | None, day_first: bool, raw: str) -> str:
