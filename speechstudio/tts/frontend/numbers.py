@@ -160,7 +160,7 @@ _PHONE_RE = re.compile(
     r"(?![\w.,]?\d)" + _NO_UNIT_AFTER)
 _CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
                           r"(?:\s?(million|billion|trillion|thousand|bn|mn|tn|[KkMBm])\b)?")
-_TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\d:])")
+_TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2})(?::|\.(?=\d\d [AP]M\b))(\d{2})(?![\d:])")  # "10:30", "10.30pm"
 _CLOCK_SECONDS_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2}):(\d{2})(?![\d:]|[.,]\d)")
 # What is left of "a:b(:c)" after the times: a ratio or a score ("3:1" "three to one", "16:9").
 _RATIO_RE = re.compile(r"(?<![\w.:])(\d+(?::\d+)+)(?![\w:]|[.,]\d)")
