@@ -38,6 +38,12 @@ CASES = {
         ("Add 2 tbsp sugar and 1 tsp salt.", "Add two tablespoons sugar and one teaspoon salt."),
         ("He is 5 yrs old; 1 yr and 1 wk.", "He is five years old; one year and one week."),
     ],
+    "rate": [  # the "/" was said "slash" and "km/day" left unread: "five dollars slash month", "twenty km slash day"
+        ("Only $5/month or $50/year.", "Only five dollars per month or fifty dollars per year."),
+        ("Pay $10/hr, €2/kg, £3.50/lb.", "Pay ten dollars per hour, two euros per kilogram, three pounds and fifty pence per pound."),
+        ("Drive 20 km/day, 3 times/week, 100 km/h.", "Drive twenty kilometers per day, three times per week, one hundred kilometers per hour."),
+        ("Open 24/7, 3 and/or 4.", "Open twenty four seven, three and/or four."),
+    ],
     "decade": [  # "the 50s and 60s" was "the fifty seconds and sixty seconds", "1950's" "nineteen fifty's"
         ("Music of the 50s and 60s.", "Music of the fifties and sixties."),
         ("The 1950's, her 30s, the mid-70s.", "The nineteen fifties, her thirties, the mid-seventies."),

@@ -53,6 +53,8 @@ _UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 # A unit after a number: "°C" / "%" may be glued, word units end at a word boundary.
 _UNIT = rf"(?:{_UNIT_ALT})(?![\w/])"
 _NO_UNIT_AFTER = r"(?!\s?" + _UNIT + ")"
+# A rate: "$5/month", "20 km/day", "3 times/week", "£2/kg" -> "... per month", "... per kilogram".
+_PER_RE = re.compile(r"(?<![\w/.])([$£€¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:" + _UNIT_ALT + r"|times))?)/([A-Za-z]+)\b(?![/.]\w)")
 
 
 def _n2w(value, **kw) -> str:
@@ -493,6 +495,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                                       f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
         text = _POWER_RE.sub(_power, text)
     text = _TIMES_RE.sub(" times ", text)
+    text = _PER_RE.sub(lambda m: f"{m.group(1)} per {UNITS[m.group(2)][0] if m.group(2) in UNITS else m.group(2)}", text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[-+]?[$£€¥]?\.?\d)", "about ", text)  # "~50": not "tilde fifty"
     text = _BY_RE.sub(lambda m: m.group(1) + (" by " if m.string[m.end():m.end() + 1].isdigit() else " times"), text)
     text = _FEET_INCHES_RE.sub(lambda m: f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}", text)
