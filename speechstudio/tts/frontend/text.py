@@ -215,7 +215,7 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
 
 # ----------------------------------------------------------------------------- normalisation
 _ELLIPSIS_RE = re.compile(r"\s*(?:\.\s?\.\s?\.)\.*")
-_ANGLE_WORD_RE = re.compile(r"<([A-Za-z][\w+ -]{0,30})>")
+_ANGLE_WORD_RE = re.compile(r"(?<!\w)<([A-Za-z][\w+ -]{0,30})>(?!\w)")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
