@@ -74,6 +74,7 @@ def test_iterable_of_lines_is_lazy():
     ("Meet at 7:05am.", "Meet at seven oh five AM."),  # "am" would be said as the word
     ("Open 9 am to 5pm, or 9am-5pm daily.", "Open nine AM to five PM, or nine AM to five PM daily."),
     # comparisons glued to their operands were taken for a key name "<5 and y>" and their signs dropped
+    ("Go A -> B => C, a <= b.", "Go A to B to C, a less than or equal to b."),  # was "A - greater than B equals ..."
     ("If x<5 and y>3, press <Enter>.", "If x less than five and y greater than three, press Enter."),
     ("At 10.30pm, or 9.30 am-5.45pm; 10.30 kg.", "At ten thirty PM, or nine thirty AM to five forty five PM; ten point three zero kilograms."),
     ("In the 1990s and the 2000s.", "In the nineteen nineties and the two thousands."),

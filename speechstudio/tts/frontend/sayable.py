@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 #: Symbols read as words (spaces around them are collapsed later).
 NAMED_SYMBOLS = {
-    "<=": " less than or equal to ", ">=": " greater than or equal to ", "<": " less than ", ">": " greater than ",
-    "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
-    "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ", "¾": " three quarters ",
+    "->": " to ", "=>": " to ", "<=": " less than or equal to ", ">=": " greater than or equal to ",
+    "<": " less than ", ">": " greater than ", "&": " and ", "%": " percent", "@": " at ", "+": " plus ",
+    "=": " equals ", "#": " number ", "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ",
     "±": " plus or minus ", "≤": " less than or equal to ", "≥": " greater than or equal to ",
     "≠": " not equal to ", "≈": " approximately ", "→": " to ", "÷": " divided by ", "∞": " infinity ",
     "√": " square root of ", "©": " copyright ", "®": " registered ", "™": " trademark ", "§": " section ",
-    "€": " euros ", "£": " pounds ", "¥": " yen ", "¢": " cents ",
+    "¾": " three quarters ", "€": " euros ", "£": " pounds ", "¥": " yen ", "¢": " cents ",
 }
 
 _CYRILLIC = dict(zip("абвгдезийклмнопрстуфыэіґ", "abvgdeziyklmnoprstufyeig")) | {
