@@ -181,10 +181,9 @@ _SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(
 _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
 _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
-_DECADE_RE = re.compile(r"(?<![\w.])(1[1-9]\d0|20[0-9]0)['’]?s\b")
-# "'80s"; "the 50s and 60s", "her 30s": decades (a bare "50s" is fifty seconds).
-_SHORT_DECADE_RE = re.compile(r"['’]([2-9]0)s\b|\b(?:(?i:the|her|his|their|my|our|your|early|mid|late)[\s-]+)"
-                              r"(?:'?[2-9]0['’]?s(?:,?\s+(?:and|or|to)\s+|\s?[-–,]\s?|\b))+")
+# Decades: "1990s", "1950's", "'80s"; "the 50s and 60s", "her 30s" (a bare "50s" is fifty seconds).
+_DECADE_RE = re.compile(r"(?<![\w.])(?:1[1-9]\d0|20[0-9]0)['’]?s\b|['’][2-9]0s\b|\b(?:(?i:the|her|his|their|my|our|your"
+                        r"|early|mid|late)[\s-]+)(?:'?[2-9]0['’]?s(?:,?\s+(?:and|or|to)\s+|\s?[-–,]\s?|\b))+")
 # A year with its era ("44 BC", "AD 79", "1492 CE"): read as a year, the era as letters (espeak says "AD" "ad").
 _ERA_RE = re.compile(r"(?<![\w.,])(\d{1,4})\s?(BCE|BC|AD|CE|B\.C\.E\.|B\.C\.|A\.D\.|C\.E\.)(?!\w)"
                      r"|\b(AD|A\.D\.)\s?(\d{1,4})(?![\w.,]?\d)")
@@ -520,9 +519,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _CURRENCY_RE.sub(_currency, text)
     text = _ERA_RE.sub(lambda m: " ".join(_n2w(int(x), to="year") if x[0].isdigit() else x if "." in x else ".".join(x)
                                           for x in filter(None, m.groups())), text)
-    text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
-    text = _SHORT_DECADE_RE.sub(lambda m: re.sub(r"'?([2-9]0)['’]?s\b", lambda d: _plural_number(_n2w(int(d[1]))),
-                                                 m.group(0)), text)
+    text = _DECADE_RE.sub(lambda m: re.sub(r"['’]?(\d+)['’]?s\b", lambda d: _plural_number(_n2w(int(d[1]), to="year")),
+                                           m.group(0)), text)
     text = _AMPM_RE.sub(lambda m: f" {m.group(1).upper()}M" + (" to " if m.group(2) else ""), text)
     text = _VERSE_RE.sub(lambda m: f"{m.group(1)}{cardinal(m.group(2))}, {cardinal(m.group(3))}", text)
     text = _CLOCK_SECONDS_RE.sub(_time_with_seconds, text)
