@@ -20,6 +20,7 @@ def test_split_keeps_abbreviations_and_numbers():
         "Did he?",
         "The U.S. economy grew 3.2% in 2023.",
     ]
+    assert list(iter_paragraph_sentences("Pres. Lincoln spoke. He left.")) == ["Pres. Lincoln spoke.", "He left."]
 
 
 def test_paragraph_break_ends_sentence_and_symbol_lines_dropped():
@@ -70,6 +71,9 @@ def test_iterable_of_lines_is_lazy():
     ("Go to 5th St. now", "Go to fifth street now"),
     ("He lives on Main St.", "He lives on Main street."),
     ("Apples, pears etc.", "Apples, pears et cetera."),
+    # were left to espeak-ng: "Co." /kˈoʊ/, "Bros." /bɹˈoʊz/, "Mfg." "em ef gee", "Pres." a sentence of its own
+    ("Acme Co. and Warner Bros. Intl. Assn.", "Acme company and Warner brothers international association."),
+    ("Pres. Lincoln saw the Mfg. plant.", "president Lincoln saw the manufacturing plant."),
     # glued am/pm, decades, ISO dates, currency with K/M/B and a leading minus
     ("Meet at 7:05am.", "Meet at seven oh five AM."),  # "am" would be said as the word
     ("Open 9 am to 5pm, or 9am-5pm daily.", "Open nine AM to five PM, or nine AM to five PM daily."),

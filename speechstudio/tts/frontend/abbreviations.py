@@ -19,7 +19,8 @@ ABBREVIATIONS = {
     "univ": "university", "govt": "government", "ave": "avenue", "blvd": "boulevard", "rd": "road",
     "capt": "captain", "col": "colonel", "gen": "general", "lt": "lieutenant", "sgt": "sergeant",
     "rev": "reverend", "hon": "honorable", "gov": "governor", "sen": "senator", "rep": "representative",
-    "tel": "telephone",
+    "tel": "telephone", "co": "company", "bros": "brothers", "intl": "international", "assn": "association",
+    "mfg": "manufacturing", "pres": "president",
 }
 #: Abbreviations of reference works, read before a number ("Vol. 3", "pp. 12-14", "Fig. 2").
 REFERENCE_ABBREVIATIONS = {
@@ -31,7 +32,7 @@ REFERENCE_ABBREVIATIONS = {
 # Titles before a name never end a sentence ("Dr. Smith"); the rest do not before a number or a
 # lower-case word ("approx. ten", "cf. the appendix").
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "mt", "capt", "col", "gen", "lt", "sgt", "rev", "hon", "gov",
-           "sen", "rep")
+           "sen", "rep", "pres")
 _NONFINAL = sorted(set(REFERENCE_ABBREVIATIONS) | {"approx", "cf", "ca", "esp", "vs", "viz", "et al", "tel"} | set(_TITLES),
                    key=len, reverse=True)
 _HIDE_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _NONFINAL) + r")\.(?=\s+(\S))", re.IGNORECASE)
