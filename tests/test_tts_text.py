@@ -74,6 +74,9 @@ def test_iterable_of_lines_is_lazy():
     # were left to espeak-ng: "Co." /kˈoʊ/, "Bros." /bɹˈoʊz/, "Mfg." "em ef gee", "Pres." a sentence of its own
     ("Acme Co. and Warner Bros. Intl. Assn.", "Acme company and Warner brothers international association."),
     ("Pres. Lincoln saw the Mfg. plant.", "president Lincoln saw the manufacturing plant."),
+    # weekdays were left to espeak-ng: "Mon–Fri" /mˈɑːn fɹˈaɪ/, "Tue." /tˈuː/, "Thu." /θˈɜːɹ/
+    ("On Mon., Tue. and Thu.; open Mon–Fri, Sat 5 May.", "On Monday, Tuesday and Thursday; open Monday to Friday, Saturday the fifth of May."),
+    ("Sun, sand and sea. He sat. We wed.", "Sun, sand and sea. He sat. We wed."),
     # glued am/pm, decades, ISO dates, currency with K/M/B and a leading minus
     ("Meet at 7:05am.", "Meet at seven oh five AM."),  # "am" would be said as the word
     ("Open 9 am to 5pm, or 9am-5pm daily.", "Open nine AM to five PM, or nine AM to five PM daily."),

@@ -45,6 +45,11 @@ _ABBR_RE = re.compile(
 _REF_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in sorted(REFERENCE_ABBREVIATIONS, key=len, reverse=True))
                      + r")\.\s*(?=[-−]?\d)", re.IGNORECASE)
 _ET_AL_RE = re.compile(r"\bet al\.", re.IGNORECASE)
+# Weekdays in a range or list ("Mon-Fri", "Tue. and Fri.") or before a number ("Sat 5 May"); alone "Sun" is a word.
+_WEEKDAYS = {"Mon": "Monday", "Tue": "Tuesday", "Tues": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday",
+             "Thur": "Thursday", "Thurs": "Thursday", "Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
+_DAY = r"\b(?:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b(?:\.(?!\s*$))?"
+_WEEKDAY_RE = re.compile(rf"{_DAY}(?:(?:\s?[-–—]\s?|,\s*|,?\s+(?:to|through|and|or)\s+){_DAY})+|{_DAY}(?=,?\s+\d)")
 # "St." before a capitalised name is "Saint" ("St. Louis"), otherwise "street" ("Main St.").
 _SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
 _STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
@@ -82,6 +87,8 @@ def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
     """Read the abbreviations and initials of one sentence (module docstring for the two passes)."""
     if before_numbers:
         text = _REF_RE.sub(lambda m: REFERENCE_ABBREVIATIONS[m.group(1).lower()] + " ", text)
+        text = _WEEKDAY_RE.sub(lambda m: re.sub(r"\s?[-–—]\s?", " to ", re.sub(r"\b([A-Z][a-z]+)\.?", lambda d: _WEEKDAYS.get(
+            d[1], d[0]), m.group(0))), text)
         return _ET_AL_RE.sub(lambda m: "et al" + _final_dot(m), text)
     text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
     text = _ABBR_RE.sub(lambda m: ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
