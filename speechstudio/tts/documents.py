@@ -222,7 +222,8 @@ def markdown_to_text(md: str) -> str:
     md = re.sub(r"(?<!\\)(\*\*|__)(.+?)\1", r"\2", md)
     md = re.sub(r"(?<![\w*\\])([*_])(?!\s)(.+?)(?<![\s\\])\1(?![\w*])", r"\2", md)
     md = re.sub(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$", "", md, flags=re.MULTILINE)  # table rules
-    md = re.sub(r"[ \t]*(?<!\\)\|[ \t]*", ", ", re.sub(r"^[ \t]*\|[ \t]*(.*?)[ \t]*\|?[ \t]*$", r"\1", md, flags=re.MULTILINE))  # cells
+    md = re.sub(r"^[ \t]*\|[ \t]*(.*?)[ \t]*\|?[ \t]*$", r"\1", md, flags=re.MULTILINE)  # a row's outer pipes
+    md = re.sub(r"[ \t]*(?<!\\)\|[ \t]*", ", ", md)  # cells
     md = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)  # backslash escapes
     return re.sub(r"\n{3,}", "\n\n", md).strip()
 

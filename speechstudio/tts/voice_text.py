@@ -89,9 +89,11 @@ class VoiceText:
             return int(self.speakers[speaker])
         if not named and 0 <= int(speaker) < self.num_speakers:
             return int(speaker) if self.num_speakers > 1 else None
-        valid = ("it has a single speaker: leave the speaker out" if self.num_speakers <= 1 else f"names: "
-                 f"{', '.join(list(self.speakers)[:8])}" if named and self.speakers else f"valid ids: 0..{self.num_speakers - 1}")
-        raise UnknownSpeakerError(f"voice {self.name} has no speaker {repr(speaker) if named else int(speaker)} ({valid})")
+        valid = ("it has a single speaker: leave the speaker out" if self.num_speakers <= 1 else
+                 f"names: {', '.join(list(self.speakers)[:8])}" if named and self.speakers else
+                 f"valid ids: 0..{self.num_speakers - 1}")
+        shown = repr(speaker) if named else int(speaker)
+        raise UnknownSpeakerError(f"voice {self.name} has no speaker {shown} ({valid})")
 
     def text_to_ids(self, sentence: str) -> list[int]:
         """Token / phoneme ids for one sentence; unknown symbols are skipped and reported in

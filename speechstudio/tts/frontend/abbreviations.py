@@ -87,8 +87,8 @@ def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
     """Read the abbreviations and initials of one sentence (module docstring for the two passes)."""
     if before_numbers:
         text = _REF_RE.sub(lambda m: REFERENCE_ABBREVIATIONS[m.group(1).lower()] + " ", text)
-        text = _WEEKDAY_RE.sub(lambda m: re.sub(r"\s?[-–—]\s?", " to ", re.sub(r"\b([A-Z][a-z]+)\.?", lambda d: _WEEKDAYS.get(
-            d[1], d[0]), m.group(0))), text)
+        text = _WEEKDAY_RE.sub(lambda m: re.sub(r"\s?[-–—]\s?", " to ", re.sub(
+            r"\b([A-Z][a-z]+)\.?", lambda d: _WEEKDAYS.get(d[1], d[0]), m.group(0))), text)
         return _ET_AL_RE.sub(lambda m: "et al" + _final_dot(m), text)
     text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
     text = _ABBR_RE.sub(lambda m: ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)

@@ -54,7 +54,8 @@ _UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _UNIT = rf"(?:{_UNIT_ALT})(?![\w/])"
 _NO_UNIT_AFTER = r"(?!\s?" + _UNIT + ")"
 # A rate: "$5/month", "20 km/day", "3 times/week", "£2/kg" -> "... per month", "... per kilogram".
-_PER_RE = re.compile(r"(?<![\w/.])([$£€¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:" + _UNIT_ALT + r"|times))?)/([A-Za-z]+)\b(?![/.]\w)")
+_PER_RE = re.compile(r"(?<![\w/.])([$£€¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:" + _UNIT_ALT + r"|times))?)/"
+                     r"([A-Za-z]+)\b(?![/.]\w)")
 
 
 def _n2w(value, **kw) -> str:
@@ -103,8 +104,7 @@ def ordinal(n: int) -> str:
 
 def phone_words(raw: str) -> str:
     """A phone number read group by group, digit by digit: ``"+1 (555) 014-2"`` -> ``"plus one, ..."``."""
-    groups = re.findall(r"\d+", raw)
-    spoken = ", ".join(digits_words(g) for g in groups)
+    spoken = ", ".join(digits_words(g) for g in re.findall(r"\d+", raw))
     return ("plus " if raw.lstrip().startswith("+") else "") + spoken
 
 
@@ -113,12 +113,8 @@ def date_words(year: int | None, month: int, day: int | None, day_first: bool = 
     """``(2024, 3, 7)`` -> ``"March seventh, twenty twenty four"`` (``day_first``: ``"the seventh of
     March, twenty twenty four"``). ``year_text``: the year as written (two digits stay two digits)."""
     month_name = _MONTHS[month - 1]
-    if day is None:
-        head = month_name
-    elif day_first:
-        head = f"the {ordinal(day)} of {month_name}"
-    else:
-        head = f"{month_name} {ordinal(day)}"
+    head = month_name if day is None else f"the {ordinal(day)} of {month_name}" if day_first else \
+        f"{month_name} {ordinal(day)}"
     if year is None:
         return head
     text = year_text if year_text is not None else str(year)
@@ -133,7 +129,7 @@ def _valid(month: int, day: int) -> bool:
 # ----------------------------------------------------------------------------- the classes
 _SCI_RE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:[eE]([+-]?\d+)|\s?[x×]\s?10\^([+-]?\d+))(?![\w]|\.\d)"
                      r"(?:\s?(" + _UNIT + r"))?")
-# Feet and inches ("6'2\"", "5′11″", "5 ft 3 in"; NFKC makes ″ two ′), inches alone outside a quotation ("a 12\" pizza").
+# Feet and inches ("6'2\"", "5′11″", "5 ft 3 in"; NFKC: ″ is two ′), inches alone outside quotes ("a 12\" pizza").
 _FEET_INCHES_RE = re.compile(r"(?<![\w.'′])(\d{1,2})(?:['′]\s?|\s?(?:ft|feet)\.?\s?)(\d{1,2}(?:\.\d+)?)"
                              r"(?:\"|''|′′|\s?in\b(?!\s+(?:a|an|the)\b))")
 _INCHES_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\"|′′)(?!\w)")
@@ -182,8 +178,8 @@ _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
 _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 # Decades: "1990s", "1950's", "'80s"; "the 50s and 60s", "her 30s" (a bare "50s" is fifty seconds).
-_DECADE_RE = re.compile(r"(?<![\w.])(?:1[1-9]\d0|20[0-9]0)['’]?s\b|['’][2-9]0s\b|\b(?:(?i:the|her|his|their|my|our|your"
-                        r"|early|mid|late)[\s-]+)(?:'?[2-9]0['’]?s(?:,?\s+(?:and|or|to)\s+|\s?[-–,]\s?|\b))+")
+_DECADE_RE = re.compile(r"(?<![\w.])(?:1[1-9]\d0|20[0-9]0)['’]?s\b|['’][2-9]0s\b|\b(?:(?i:the|her|his|their|my"
+                        r"|our|your|early|mid|late)[\s-]+)(?:'?[2-9]0['’]?s(?:,?\s+(?:and|or|to)\s+|\s?[-–,]\s?|\b))+")
 # A year with its era ("44 BC", "AD 79", "1492 CE"): read as a year, the era as letters (espeak says "AD" "ad").
 _ERA_RE = re.compile(r"(?<![\w.,])(\d{1,4})\s?(BCE|BC|AD|CE|B\.C\.E\.|B\.C\.|A\.D\.|C\.E\.)(?!\w)"
                      r"|\b(AD|A\.D\.)\s?(\d{1,4})(?![\w.,]?\d)")
@@ -415,10 +411,8 @@ def _season(m: re.Match) -> str:
     later += 100 if len(second) == 2 and later < first else 0  # "1999/00"
     if not 1 <= later - first <= 9:
         return m.group(0)
-    if len(second) == 4 or later % 100 == 0:
-        tail = _n2w(later, to="year")
-    else:
-        tail = ("oh " if second[0] == "0" else "") + _n2w(later % 100)
+    tail = _n2w(later, to="year") if len(second) == 4 or later % 100 == 0 else \
+        ("oh " if second[0] == "0" else "") + _n2w(later % 100)
     return f"{_n2w(first, to='year')} to {tail}"
 
 
@@ -494,7 +488,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                                       f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
         text = _POWER_RE.sub(_power, text)
     text = _TIMES_RE.sub(" times ", text)
-    text = _PER_RE.sub(lambda m: f"{m.group(1)} per {UNITS[m.group(2)][0] if m.group(2) in UNITS else m.group(2)}", text)
+    text = _PER_RE.sub(lambda m: f"{m.group(1)} per {UNITS[m.group(2)][0] if m.group(2) in UNITS else m.group(2)}",
+                       text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[-+]?[$£€¥]?\.?\d)", "about ", text)  # "~50": not "tilde fifty"
     text = _BY_RE.sub(lambda m: m.group(1) + (" by " if m.string[m.end():m.end() + 1].isdigit() else " times"), text)
     text = _FEET_INCHES_RE.sub(lambda m: f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}", text)
@@ -519,8 +514,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _CURRENCY_RE.sub(_currency, text)
     text = _ERA_RE.sub(lambda m: " ".join(_n2w(int(x), to="year") if x[0].isdigit() else x if "." in x else ".".join(x)
                                           for x in filter(None, m.groups())), text)
-    text = _DECADE_RE.sub(lambda m: re.sub(r"['’]?(\d+)['’]?s\b", lambda d: _plural_number(_n2w(int(d[1]), to="year")),
-                                           m.group(0)), text)
+    text = _DECADE_RE.sub(lambda m: re.sub(r"['’]?(\d+)['’]?s\b", lambda d: _plural_number(
+        _n2w(int(d[1]), to="year")), m.group(0)), text)
     text = _AMPM_RE.sub(lambda m: f" {m.group(1).upper()}M" + (" to " if m.group(2) else ""), text)
     text = _VERSE_RE.sub(lambda m: f"{m.group(1)}{cardinal(m.group(2))}, {cardinal(m.group(3))}", text)
     text = _CLOCK_SECONDS_RE.sub(_time_with_seconds, text)
