@@ -114,6 +114,20 @@ def test_wrap_keeps_a_long_word_on_its_own_line():
     assert [[w.text for w in line] for line in wrap_words(words, 42)] == [["a"], ["x" * 50], ["b"]]
 
 
+@pytest.mark.parametrize("flags, message", [
+    (["--max-cue-s", "inf"], "--max-cue-s must be >= 0 (0 = no limit), got inf"),
+    (["--min-cue-s", "nan"], "--min-cue-s must be >= 0 (0 = no limit), got nan"),
+    (["--max-cps=-inf"], "--max-cps must be >= 0 (0 = no limit), got -inf"),
+    (["--min-cue-s", "20"], "--min-cue-s 20.0 is longer than --max-cue-s 7.0")])
+def test_cue_limits_that_cannot_be_kept_are_refused_before_any_work(tmp_path, home, capsys, flags, message):
+    """inf used to fail every file with an OverflowError, nan was taken silently, and a shortest cue over the
+    longest drew 1 ms cues past the audio's end: refused as usage errors, naming the flag and value."""
+    from speechstudio import cli
+    code = cli.main(["transcribe", str(tmp_path / "none.wav"), "--model", str(tmp_path / "no-model"), *flags])
+    assert code == 2
+    assert f"speechstudio: error: {message}" in capsys.readouterr().err
+
+
 def test_cli_flags_reach_the_srt(tmp_path, tiny_w2v_dir, capsys, home, monkeypatch):
     """--max-line-width/--max-line-count shape the written file."""
     from speechstudio import cli

@@ -46,10 +46,8 @@ def register(subparsers) -> None:
     t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json,ass (or all)")
     t.add_argument("--max-line-width", type=int, default=42, metavar="CHARS",
                    help=f"subtitle line width in characters, {MIN_LINE_WIDTH} or more, 0 = no limit (default 42)")
-    t.add_argument("--max-line-count", type=int, default=2, metavar="LINES",
-                   help="lines per subtitle cue, 0 = no limit (default 2)")
-    t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS",
-                   help="longest subtitle cue, 0 = no limit (default 7)")
+    t.add_argument("--max-line-count", type=int, default=2, metavar="LINES", help="lines per cue, 0: no limit (default 2)")
+    t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS", help="longest cue, 0: no limit (default 7)")
     t.add_argument("--min-cue-s", type=float, default=5 / 6, metavar="SECONDS",
                    help="shortest subtitle cue: shorter ones grow into the gap or join a neighbour (default 0.833)")
     t.add_argument("--max-cps", type=float, default=20.0, metavar="CHARS",
@@ -102,9 +100,11 @@ def register(subparsers) -> None:
 
 def _subtitle_options(args):
     limits = ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps")
-    for flag in limits:
-        if getattr(args, flag) < 0:
-            raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
+    for flag in limits:         # not nan or inf either: a cue cannot last forever
+        if not 0 <= getattr(args, flag) < float("inf"):
+            raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit), got {getattr(args, flag)}")
+    if 0 < args.max_cue_s < args.min_cue_s:
+        raise UsageError(f"--min-cue-s {args.min_cue_s} is longer than --max-cue-s {args.max_cue_s}")
     if 0 < args.max_line_width < MIN_LINE_WIDTH:
         raise UsageError(f"--max-line-width must be 0 (no limit) or at least {MIN_LINE_WIDTH} characters "
                          f"(got {args.max_line_width}: words would be cut into unreadable pieces)")
