@@ -356,6 +356,22 @@ def test_no_cue_shorter_than_the_minimum_where_the_audio_leaves_room():
     assert min(c.end_ms - c.start_ms for c in cues) == 833    # the pushed one too (its words end at 13 s)
 
 
+def test_a_cue_pushed_toward_the_end_of_the_audio_keeps_its_time():
+    """A quick exchange in the last second: the short "Yeah." used to push "Okay." to 10999-11000 (1 ms, past
+    its words, on an 11 s file); now each keeps its words' time and the two never overlap."""
+    segs = [spoken("A", ("Right", 9.0, 9.5), ("then.", 9.5, 10.0)), spoken("B", ("Yeah.", 10.2, 10.4)),
+            spoken("A", ("Okay.", 10.5, 10.7))]
+    cues = layout_cues(segs, duration_s=11.0)
+    assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [
+        ("Right then.", 9000, 10000), ("Yeah.", 10083, 10417), ("Okay.", 10500, 11000)]
+    # three short answers before the end: pushed one after the other, never onto each other
+    segs = [spoken("A", ("So?", 5.0, 5.1)), spoken("B", ("No.", 5.2, 5.3)), spoken("C", ("Yes.", 5.4, 5.5)),
+            spoken("A", ("Fine.", 5.6, 5.7))]
+    cues = layout_cues(segs, duration_s=20.0)
+    assert all(b.start_ms - a.end_ms >= 83 for a, b in zip(cues, cues[1:]))
+    assert min(c.end_ms - c.start_ms for c in cues) == 833 and cues[-1].end_ms <= 20000
+
+
 def test_lines_and_cues_break_after_punctuation_and_pauses_not_after_function_words():
     """Word times of a real run (music_+6dB.wav of the break test, diarized): lines used to end on "for",
     "be", "in" ("what your country can do for" / "you, ask what..."), although "you," has a comma and 0.58 s
