@@ -578,6 +578,16 @@ def test_cli_list_import_remove(tiny_w2v, isolated, capsys):
     assert capsys.readouterr().out.startswith("removed imported model mine (")
 
 
+def test_cli_commands_it_suggests_work_pasted_into_a_shell(tiny_w2v, isolated, capsys):
+    """A name the shell would split or run ("my tiny", "a&b"): the printed --model and `models remove`
+    commands quote it (was: `speechstudio models remove my tiny`, `--model a&b`)."""
+    for name, quoted in (("a&b", "'a&b'"), ("my tiny", "'my tiny'")):
+        assert hub_cli.main(["models", "import", str(tiny_w2v), "--name", name]) == 0
+        assert capsys.readouterr().out.strip().endswith(f"; use it with --model {quoted}")
+        assert hub_cli.main(["models", "import", str(tiny_w2v), "--name", name]) == 2
+        assert f"remove it first (`speechstudio models remove {quoted}`)" in capsys.readouterr().err
+
+
 def test_cli_errors_exit_codes(capsys, monkeypatch):
     _package_dir()
     assert hub_cli.main(["models", "remove", "whisper-tiny.en"]) == 2

