@@ -135,6 +135,18 @@ def test_usage_errors_exit_2(argv, message, capsys, tmp_path, monkeypatch):
     assert message in capsys.readouterr().err
 
 
+def test_a_folder_without_media_is_named_in_the_error(tmp_path, capsys, monkeypatch):
+    """An empty folder, or one with only documents, said "no input files to transcribe" without naming it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.pdf").write_text("x")
+    assert cli.main(["transcribe", "empty", "docs"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"ignored {Path('docs', 'notes.pdf')}: not a media file (by its extension)",
+                                "speechstudio: error: no audio or video files in empty, docs"]
+
+
 @pytest.mark.parametrize("model", ["no-such-model", "./no/such/folder"])
 def test_unknown_model_is_a_usage_error_in_one_line(model, tmp_path, realspeech, capsys, home):
     """A model neither installed, in the catalog nor a folder: exit 2 (usage), one line naming it and `speechstudio models`."""

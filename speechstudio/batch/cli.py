@@ -52,8 +52,7 @@ def register(subparsers) -> None:
                    help="shortest subtitle cue: shorter ones grow into the gap or join a neighbour (default 0.833)")
     t.add_argument("--max-cps", type=float, default=20.0, metavar="CHARS",
                    help="reading speed a cue is given time for, characters per second, 0 = off (default 20)")
-    t.add_argument("--highlight-words", action="store_true",
-                   help="word-level karaoke timing in vtt and ass subtitles")
+    t.add_argument("--highlight-words", action="store_true", help="word-level karaoke timing in vtt and ass subtitles")
     t.add_argument("--output-dir", help="write outputs here, mirroring the input folders")
     t.add_argument("--recursive", action=argparse.BooleanOptionalAction, default=True,
                    help="scan folders recursively (default yes)")
@@ -136,7 +135,8 @@ def cmd_transcribe(args) -> int:
     if not items:
         for path, reason in ignored:
             print(f"ignored {path}: {reason}", file=sys.stderr)
-        raise UsageError("no input files to transcribe")
+        folders = ", ".join(str(p) for p in args.paths if str(p) != "-" and Path(p).is_dir())      # named, not a riddle
+        raise UsageError(f"no audio or video files in {folders}" if folders else "no input files to transcribe")
 
     plans = plan_outputs(items, request.formats, Path(args.output_dir) if args.output_dir else None)
     wanted = asked(request)        # resolved, not loaded: a model is loaded only for files to transcribe
