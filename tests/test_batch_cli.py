@@ -220,6 +220,30 @@ def test_a_folder_that_refuses_outputs_fails_its_files_and_the_batch_goes_on(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "b.txt", "b.wav", "ro"]
 
 
+def test_an_output_folder_that_cannot_be_made_fails_its_files_before_they_are_transcribed(tmp_path, realspeech,
+                                                                                         tiny_w2v_dir):
+    """--output-dir holding a file named like an input subfolder: its files were transcribed, then failed with
+    "cannot write .../sub: File exists" (the first) or "Not a directory" (a deeper one). Now none is transcribed
+    and each says which path is a file."""
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    (src / "sub" / "deeper").mkdir(parents=True)
+    out.mkdir()
+    (out / "sub").write_text("not a folder")
+    for f in ("a.wav", "sub/b.wav", "sub/deeper/c.wav"):
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", src / f)
+    recognizer = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
+    items, _ = collect_inputs([src])
+    events = list(run_batch(items, recognizer, TranscriptionRequest(formats=("txt",), output_dir=str(out))))
+    why = f"cannot write there ({out / 'sub'} is a file, not a folder) (not transcribed)"
+    assert [(ev.item.path.name, ev.kind, ev.reason) for ev in events if ev.kind not in ("start", "segment")] == [
+        ("a.wav", "done", ""), ("b.wav", "failed", f"{out / 'sub'}: {why}"),
+        ("c.wav", "failed", f"{out / 'sub' / 'deeper'}: {why}")]
+    assert [ev.item.path.name for ev in events if ev.kind == "start"] == ["a.wav"]
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt", "sub"]
+
+
 def test_a_folder_scan_follows_linked_folders_and_says_what_it_cannot_read(tmp_path, realspeech, monkeypatch):
     """A linked folder was not followed, an unreadable subfolder and a named pipe in a folder were passed over
     without a word ("no input files to transcribe"). Now linked folders are read (each real folder once: a link

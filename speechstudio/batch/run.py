@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 from speechstudio.asr.device import cpu_cores
 from speechstudio.asr.types import Segment, TranscriptInfo
-from speechstudio.atomic import atomic_path
+from speechstudio.atomic import atomic_path, folder_problem
 from speechstudio.audio.decode import AudioReader, not_media
 from speechstudio.audio.raw import RAW_EXTENSIONS
 from speechstudio.batch import channels as chan, export, resume
@@ -199,7 +199,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     halt = SimpleNamespace(is_set=lambda: stop.is_set() or (cancel is not None and cancel.is_set()))
     channels: dict[int, tuple] = {}             # index -> (its events, targets to write, notes)
     wanted = resume.asked(request, recognizer)  # what a transcript it keeps must have been made with
-    unwritable: dict[Path, str] = {}            # folder -> why (FOLDER_PREFIX): its next files are not transcribed
+    unwritable: dict[Path, str | None] = {}     # folder -> why it cannot be written (None: it can): not transcribed
 
     def events(index: int, item: InputItem) -> Iterator:
         """The file's ``start`` / ``segment`` events, then ``(FileTranscript, seconds it took)`` or its
@@ -225,7 +225,9 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
             n = index + len(channels)
             planned = resume.plan_work(items[n].path, plan[n], request.overwrite, asked=wanted)
             todo, notes = planned.todo, planned.notes
-            refused = next((unwritable[t.parent] for t in todo.values() if t.parent in unwritable), None)
+            for folder in {t.parent for t in todo.values()} - unwritable.keys():    # checked once, before the work
+                unwritable[folder] = (why := folder_problem(folder)) and f"{folder}: {why}"
+            refused = next((unwritable[t.parent] for t in todo.values() if unwritable[t.parent]), None)
             if todo and not refused:                # its bytes come in while the one before is decoded
                 read_ahead(items[n].path)
             if refused:
@@ -260,7 +262,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
                 return
             if ev.kind == "failed" and ev.reason.startswith(FOLDER_PREFIX):
                 for t in todo.values():             # the first file's reason (a refused one says it again)
-                    unwritable.setdefault(t.parent, ev.reason)
+                    unwritable[t.parent] = unwritable.get(t.parent) or ev.reason
     finally:
         stop.set()
         for pending in [evs] + [c[0] for c in channels.values()]:
