@@ -650,6 +650,21 @@ def test_a_damaged_library_file_is_reported_and_skipped(whisper_dir, tmp_path, c
     assert cli.main(["speakers", "remove", "../speakers/Old"]) == 1 and (library_dir() / "Old.json").exists()
 
 
+def test_adding_a_voice_from_a_transcript_without_a_speaker_lists_the_ones_to_choose(tmp_path, capsys):
+    """It said "with a .json transcript, say whose voice: --speaker 'Speaker 2'", naming neither the file nor its
+    speakers (and 'Speaker 2' even where there is none)."""
+    doc = tmp_path / "talk.json"
+    seg = lambda a, who: {"start_s": a, "end_s": a + 1, "text": "hi", "speaker": who}  # noqa: E731
+    doc.write_text(json.dumps({"segments": [seg(0, "Ana"), seg(1, "Speaker 1"), seg(2, "Ana")]}))
+    assert cli.main(["speakers", "add", "Ana", str(doc)]) == 2
+    assert capsys.readouterr().err == (f"speechstudio: error: {doc}: say whose voice with --speaker NAME "
+                                       "(speakers: Ana, 'Speaker 1')\n")
+    doc.write_text(json.dumps({"segments": [{"start_s": 0, "end_s": 1, "text": "hi"}]}))
+    assert cli.main(["speakers", "add", "Ana", str(doc), "--speaker", "Speaker 2"]) == 2
+    assert capsys.readouterr().err == (f"speechstudio: error: {doc}: no segments of 'Speaker 2' "
+                                       "(speakers: none: transcribe it with --speakers)\n")
+
+
 def test_bad_speaker_options_are_refused_before_work(interview, capsys):
     assert cli.main(["transcribe", str(interview[0]), "--speakers", "lots"]) == 2
     assert "--speakers lots: expected auto" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """``speechstudio speakers list|add|rename|remove``: the known-voice library from the command line."""
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -43,13 +44,12 @@ def register(subparsers) -> None:
 def _voice_from_transcript(json_path, speaker: str | None):
     """The voice of ``speaker``'s segments in a transcript made with ``--speakers`` (its recording
     is the one the JSON's ``source`` names). Raises ``UsageError``."""
-    if not speaker:
-        raise UsageError("with a .json transcript, say whose voice: --speaker 'Speaker 2'")
     doc = TranscriptDocument.load(json_path)
-    spans = [(s.start_s, s.end_s) for s in doc.segments if s.speaker == speaker]
-    if not spans:
-        names = ", ".join(doc.speakers()) or "none"
-        raise UsageError(f"{json_path}: no segments of {speaker!r} (speakers: {names})")
+    spans = [(s.start_s, s.end_s) for s in doc.segments if speaker and s.speaker == speaker]
+    if not spans:            # the transcript's speakers, as --speaker takes them
+        names = ", ".join(shlex.quote(n) for n in doc.speakers()) or "none: transcribe it with --speakers"
+        raise UsageError(f"{json_path}: " + (f"no segments of {speaker!r}" if speaker else "say whose voice with "
+                                             f"--speaker NAME") + f" (speakers: {names})")
     source = (doc.meta.get("source") or {}).get("path")
     if not source:
         raise UsageError(f"{json_path}: the transcript does not say which recording it is of")
