@@ -49,7 +49,7 @@ def _voice_from_transcript(json_path, speaker: str | None):
     if not spans:            # the transcript's speakers, as --speaker takes them
         names = ", ".join(shlex.quote(n) for n in doc.speakers()) or "none: transcribe it with --speakers"
         raise UsageError(f"{json_path}: " + (f"no segments of {speaker!r}" if speaker else "say whose voice with "
-                                             f"--speaker NAME") + f" (speakers: {names})")
+                                             "--speaker NAME") + f" (speakers: {names})")
     source = (doc.meta.get("source") or {}).get("path")
     if not source:
         raise UsageError(f"{json_path}: the transcript does not say which recording it is of")
