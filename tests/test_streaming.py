@@ -472,6 +472,11 @@ def test_cli_dictate_errors(tmp_path, tiny_w2v_dir, capsys, monkeypatch):
     rc, out, err = _dictate_here(["--file", str(tmp_path / "x.wav"), "--lookahead-s", "0"], capsys, monkeypatch,
                                  tmp_path)
     assert rc == 2 and "lookahead" in err
+    # --threshold-db nan read every block as silence: nothing came out, without a word; 5 dBFS is over full scale
+    for bad in ("nan", "5"):
+        rc, out, err = _dictate_here(["--file", str(tmp_path / "x.wav"), "--threshold-db", bad], capsys, monkeypatch,
+                                     tmp_path)
+        assert (rc, err.strip()) == (2, f"speechstudio: error: --threshold-db {float(bad)}: expected -120..0 dBFS")
 
 
 def test_sources_report_their_backlog(realspeech, monkeypatch):

@@ -137,10 +137,10 @@ def cmd_dictate(args) -> int:
         return 0
     if args.fast and not args.file:
         raise UsageError("--fast only applies to --file")
-    if not 0 <= args.key_delay_ms <= 1000:
-        raise UsageError(f"--key-delay-ms {args.key_delay_ms}: expected 0..1000 ms")
-    if not 1 <= args.block_ms <= 1000:
-        raise UsageError(f"--block-ms {args.block_ms}: expected 1..1000 ms")
+    for flag, low, high, unit in (("key_delay_ms", 0, 1000, "ms"), ("block_ms", 1, 1000, "ms"),
+                                  ("threshold_db", -120, 0, "dBFS")):
+        if not low <= getattr(args, flag) <= high:         # nan too: it read every block as silence
+            raise UsageError(f"--{flag.replace('_', '-')} {getattr(args, flag)}: expected {low}..{high} {unit}")
     if args.beam_size is not None and not 1 <= args.beam_size <= 20:
         raise UsageError(f"--beam-size {args.beam_size}: expected 1..20")
     config = StreamConfig(chunk_s=args.chunk_s, left_context_s=args.left_context_s, lookahead_s=args.lookahead_s,
