@@ -244,6 +244,24 @@ def test_an_output_folder_that_cannot_be_made_fails_its_files_before_they_are_tr
     assert sorted(p.name for p in out.iterdir()) == ["a.txt", "sub"]
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_folder_where_an_output_goes_fails_the_file_before_it_is_transcribed(tmp_path, realspeech, tiny_w2v_dir,
+                                                                               overwrite):
+    """A folder named like an output (talk.txt/): without --overwrite it said "talk.txt: exists, kept (use
+    --overwrite to replace it)" and wrote the rest; with it, the file was transcribed and then failed. Now both
+    fail the file before its transcription, naming the folder."""
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "talk.wav")
+    (tmp_path / "talk.txt").mkdir()
+    recognizer = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
+    events = list(run_batch([InputItem(tmp_path / "talk.wav")], recognizer,
+                            TranscriptionRequest(formats=("txt", "srt"), overwrite=overwrite)))
+    assert [(ev.kind, ev.reason) for ev in events] == [
+        ("failed", f"cannot write {tmp_path / 'talk.txt'}: a folder of that name is there (not transcribed)")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["talk.txt", "talk.wav"]
+
+
 def test_a_folder_scan_follows_linked_folders_and_says_what_it_cannot_read(tmp_path, realspeech, monkeypatch):
     """A linked folder was not followed, an unreadable subfolder and a named pipe in a folder were passed over
     without a word ("no input files to transcribe"). Now linked folders are read (each real folder once: a link

@@ -277,9 +277,8 @@ def _print_summary(s, max_listed: int = 10) -> None:
             known = [p for p in probs if p is not None]
             parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
         print(f"  languages: {', '.join(parts)}", file=err)
-    for path, reason in s.failed:
-        reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
-        print(f"  failed: {_failure_text(path, reason)}", file=err)
+    for path, reason in s.failed:       # its first line: a --debug traceback was printed already
+        print(f"  failed: {_failure_text(path, reason.splitlines()[0] if reason else reason)}", file=err)
     for w in s.warnings:
         print(f"  warning: {w}", file=err)
     for path, reason in s.ignored[:max_listed]:

@@ -120,7 +120,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, asked: dict
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
                  for t in targets.values() if t.exists()][:1]
         return WorkPlan(dict(targets), tuple(notes))
-    existing = {f: t for f, t in targets.items() if t.exists()}
+    existing = {f: t for f, t in targets.items() if t.exists() and not t.is_dir()}     # a folder there: refused
     todo = {f: t for f, t in targets.items() if f not in existing}
     js = targets.get("json")
     src = recorded_source(js) if js is not None and "json" in existing else None

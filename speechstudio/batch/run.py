@@ -227,7 +227,8 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
             todo, notes = planned.todo, planned.notes
             for folder in {t.parent for t in todo.values()} - unwritable.keys():    # checked once, before the work
                 unwritable[folder] = (why := folder_problem(folder)) and f"{folder}: {why}"
-            refused = next((unwritable[t.parent] for t in todo.values() if unwritable[t.parent]), None)
+            refused = next((unwritable[t.parent] or f"cannot write {t}: a folder of that name is there"
+                            for t in todo.values() if unwritable[t.parent] or t.is_dir()), None)
             if todo and not refused:                # its bytes come in while the one before is decoded
                 read_ahead(items[n].path)
             if refused:
