@@ -43,6 +43,7 @@ CASES = {
         ("Pay $10/hr, €2/kg, £3.50/lb.", "Pay ten dollars per hour, two euros per kilogram, three pounds and fifty pence per pound."),
         ("Drive 20 km/day, 3 times/week, 100 km/h.", "Drive twenty kilometers per day, three times per week, one hundred kilometers per hour."),
         ("Open 24/7, 3 and/or 4.", "Open twenty four seven, three and/or four."),
+        ("A dose of 5%/year, 3.5%/month.", "A dose of five percent per year, three point five percent per month."),
     ],
     "decade": [  # "the 50s and 60s" was "the fifty seconds and sixty seconds", "1950's" "nineteen fifty's"
         ("Music of the 50s and 60s.", "Music of the fifties and sixties."),

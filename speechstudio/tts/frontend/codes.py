@@ -23,7 +23,7 @@ _URL_RE = re.compile(r"\b(?:(?:https?|ftp|file)://|www\.)[^\s<>\"']+"
                      r"|\b[A-Za-z0-9][\w-]*(?:\.[A-Za-z0-9][\w-]*)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"']*)?",
                      re.IGNORECASE)
 _EMAIL_RE = re.compile(r"\b[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")
-_UNIX_PATH_RE = re.compile(r"(?<![\w/.~])(?:~|\.{1,2})?/(?:[\w.+-]+/)*[\w.+-]*[A-Za-z_][\w.+-]*/?(?=[\s,;:!?)\]]|$|\.(?:\s|$))")
+_UNIX_PATH_RE = re.compile(r"(?<![\w/.~%])(?:~|\.{1,2})?/(?:[\w.+-]+/)*[\w.+-]*[A-Za-z_][\w.+-]*/?(?=[\s,;:!?)\]]|$|\.(?:\s|$))")
 _WIN_PATH_RE = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s<>\"|?*]+\\)*[^\\\s<>\"|?*]*")
 _FILE_RE = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:txt|md|py|json|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg"
                       r"|mp3|wav|flac|ogg|m4a|mp4|mkv|zip|tar|gz|exe|dll|html?|css|js|ts|yaml|yml|toml|ini|cfg|sh"
