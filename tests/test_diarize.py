@@ -665,6 +665,18 @@ def test_adding_a_voice_from_a_transcript_without_a_speaker_lists_the_ones_to_ch
                                        "(speakers: none: transcribe it with --speakers)\n")
 
 
+def test_a_stretch_outside_the_recording_says_which_bound_is_wrong(tmp_path, capsys):
+    """It said "the stretch 50-11 s is empty (the file is 11.0 s)": an end the user never gave."""
+    import soundfile as sf
+
+    wav = tmp_path / "short.wav"
+    sf.write(str(wav), np.zeros(16000 * 11, np.float32), 16000)
+    assert cli.main(["speakers", "add", "Ana", str(wav), "--start", "50"]) == 2
+    assert capsys.readouterr().err == f"speechstudio: error: {wav}: --start 50 s is past the end (the file is 11.0 s)\n"
+    assert cli.main(["speakers", "add", "Ana", str(wav), "--start", "5", "--end", "3"]) == 2
+    assert capsys.readouterr().err == f"speechstudio: error: {wav}: --end 3 s is not after --start 5 s\n"
+
+
 def test_bad_speaker_options_are_refused_before_work(interview, capsys):
     assert cli.main(["transcribe", str(interview[0]), "--speakers", "lots"]) == 2
     assert "--speakers lots: expected auto" in capsys.readouterr().err

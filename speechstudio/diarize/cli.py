@@ -63,9 +63,10 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
     audio = load_audio(path, vp.RATE)
     a = int(max(0.0, start or 0.0) * vp.RATE)
     b = int(end * vp.RATE) if end is not None else len(audio)
-    if b <= a or a >= len(audio):
-        raise UsageError(f"{path}: the stretch {start or 0:g}-{end if end is not None else len(audio) / vp.RATE:g} s "
-                         f"is empty (the file is {len(audio) / vp.RATE:.1f} s)")
+    if a >= len(audio):
+        raise UsageError(f"{path}: --start {start or 0:g} s is past the end (the file is {len(audio) / vp.RATE:.1f} s)")
+    if b <= a:
+        raise UsageError(f"{path}: --end {end:g} s is not after --start {start or 0:g} s")
     piece = np.asarray(audio[a:b], np.float32)
     emb = _embed(path, piece)
     _one_person(path, piece)
