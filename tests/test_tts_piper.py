@@ -112,8 +112,13 @@ def test_mismatched_onnx_json(tmp_path):
                                               r"\(Piper medium voices are 22050 Hz\)"):
         load_piper_model(onnx_path)
     Path(str(onnx_path) + ".json").write_text("{not json")
-    with pytest.raises(PiperVoiceError, match="not a valid Piper voice config"):
+    with pytest.raises(PiperVoiceError, match=r"not a valid Piper voice config \(not JSON: Expecting property name"):
         load_piper_model(onnx_path)
+    Path(str(onnx_path) + ".json").write_text(json.dumps({"audio": {"sample_rate": 22050}}))
+    with pytest.raises(PiperVoiceError, match=r"\.onnx\.json: not a valid Piper voice config \(no 'phoneme_id_map' entry\)$"):
+        load_piper_model(onnx_path)           # it said "(KeyError: 'phoneme_id_map')"
+    with pytest.raises(PiperVoiceError, match=r": is a folder; give the voice's \.onnx file in it \(voice\.onnx\)$"):
+        load_piper_model(onnx_path.parent)    # it said "Piper voice file not found"
 
 
 def test_onnx_that_is_not_a_vits_voice(tmp_path):

@@ -49,6 +49,9 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
     """Read and check the ``.onnx.json`` of ``onnx_path`` (or ``config_path``). Raises
     ``ModelNotFoundError`` (no model file) or ``PiperVoiceError`` (json missing, bad, incomplete)."""
     onnx_path = Path(onnx_path)
+    if onnx_path.is_dir():
+        found = ", ".join(sorted(f.name for f in onnx_path.glob("*.onnx"))) or "none here"
+        raise PiperVoiceError(f"{onnx_path}: is a folder; give the voice's .onnx file in it ({found})")
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
     beside = (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json"))
@@ -63,7 +66,9 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
         id_map = {str(k): [int(i) for i in v] for k, v in raw["phoneme_id_map"].items()}
         sample_rate = int(raw["audio"]["sample_rate"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise PiperVoiceError(f"{cfg_path}: not a valid Piper voice config ({type(exc).__name__}: {exc})") from exc
+        why = (f"no {exc.args[0]!r} entry" if isinstance(exc, KeyError) else f"not JSON: {exc}"
+               if isinstance(exc, json.JSONDecodeError) else f"{type(exc).__name__}: {exc}")
+        raise PiperVoiceError(f"{cfg_path}: not a valid Piper voice config ({why})") from exc
     for sym in ("_", "^", "$"):
         if sym not in id_map:
             raise PiperVoiceError(f"{cfg_path}: phoneme_id_map lacks the {sym!r} symbol")
