@@ -498,6 +498,9 @@ def test_a_known_voice_is_named_and_an_unknown_one_is_not(interview, whisper_dir
     from speechstudio.diarize.library import load_library
 
     saved_on = load_library().get("Matthes").created
+    capsys.readouterr()
+    assert cli.main(["speakers", "rename", "Matthes", "Matthes"]) == 0       # it said "renamed Matthes to Matthes"
+    assert capsys.readouterr().out == "Matthes: already named so; nothing changed\n"
     assert cli.main(["speakers", "rename", "Matthes", "Matthes R."]) == 0
     assert load_library().get("Matthes R.").created == saved_on  # renamed, not saved anew
     assert cli.main(["speakers", "remove", "Matthes R."]) == 0

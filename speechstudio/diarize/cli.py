@@ -152,7 +152,8 @@ def speakers_command(args) -> int:
                   file=sys.stderr)
         return 0
     if cmd == "rename":
-        print(f"renamed {args.old} to {library.rename_voice(args.old, args.new).name}")
+        name = library.rename_voice(args.old, args.new).name
+        print(f"renamed {args.old} to {name}" if name != args.old else f"{name}: already named so; nothing changed")
         return 0
     if cmd == "remove":
         print(f"removed {args.name} ({library.remove_voice(args.name)})")

@@ -116,6 +116,8 @@ def rename_voice(old: str, new: str) -> KnownVoice:
     if v is None:
         raise SpeechStudioError(f"no known voice named {old!r}")
     new = check_name(new)
+    if new == v.name:  # nothing to do (a change of case is a rename)
+        return v
     other = lib.get(new)
     if other is not None and other.path != v.path:
         raise UsageError(f"a known voice named {other.name!r} exists already")
