@@ -669,7 +669,8 @@ def test_adding_a_voice_from_a_transcript_without_a_speaker_lists_the_ones_to_ch
 
 
 def test_a_stretch_outside_the_recording_says_which_bound_is_wrong(tmp_path, capsys):
-    """It said "the stretch 50-11 s is empty (the file is 11.0 s)": an end the user never gave."""
+    """It said "the stretch 50-11 s is empty (the file is 11.0 s)": an end the user never gave; a missing input
+    gives exit 2 in every subcommand."""
     import soundfile as sf
 
     wav = tmp_path / "short.wav"
@@ -678,6 +679,13 @@ def test_a_stretch_outside_the_recording_says_which_bound_is_wrong(tmp_path, cap
     assert capsys.readouterr().err == f"speechstudio: error: {wav}: --start 50 s is past the end (the file is 11.0 s)\n"
     assert cli.main(["speakers", "add", "Ana", str(wav), "--start", "5", "--end", "3"]) == 2
     assert capsys.readouterr().err == f"speechstudio: error: {wav}: --end 3 s is not after --start 5 s\n"
+    # a path that does not exist is a usage error (exit 2), as for transcribe, speak and audiobook (it was 1)
+    assert cli.main(["speakers", "add", "Ana", str(tmp_path / "none.wav")]) == 2
+    assert capsys.readouterr().err == f"speechstudio: error: {tmp_path / 'none.wav'}: file not found\n"
+    assert cli.main(["voices", "import", str(tmp_path / "none.onnx")]) == 2
+    assert capsys.readouterr().err == f"speechstudio: error: {tmp_path / 'none.onnx'}: Piper voice file not found\n"
+    assert cli.main(["models", "import", str(tmp_path / "none")]) == 2
+    assert capsys.readouterr().err == f"speechstudio: error: model directory {tmp_path / 'none'} does not exist\n"
 
 
 def test_bad_speaker_options_are_refused_before_work(interview, capsys):

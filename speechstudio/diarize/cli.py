@@ -60,6 +60,8 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
     """``(embedding (192,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
     seconds; ``source``: the absolute path and the stretch). Raises ``UsageError`` when the stretch is
     empty or has under 1 s of speech, the decoder's errors for an unreadable file."""
+    if not Path(path).exists():  # a path the user typed: a usage error (exit 2), as for transcribe's inputs
+        raise UsageError(f"{path}: file not found")
     audio = load_audio(path, vp.RATE)
     a = int(max(0.0, start or 0.0) * vp.RATE)
     b = int(end * vp.RATE) if end is not None else len(audio)

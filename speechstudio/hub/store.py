@@ -9,7 +9,7 @@ from pathlib import Path
 
 from speechstudio.atomic import atomic_folder
 from speechstudio.disk import discard_folder
-from speechstudio.errors import UsageError
+from speechstudio.errors import UnknownModelError, UsageError
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.packages import find_package_model
 from speechstudio.hub.paths import models_dir
@@ -59,6 +59,8 @@ def import_model(src: str | os.PathLike[str], name: str | None = None, *, replac
     ``ResolvedModel`` with ``source="imported"``. Raises ``ModelNotFoundError``, ``UsageError`` (bad or
     taken name), ``OSError`` (nothing left behind)."""
     src_path = Path(src).expanduser()
+    if not src_path.exists():  # a path the user typed: a usage error (exit 2), as for transcribe's inputs
+        raise UnknownModelError(f"model directory {src_path} does not exist")
     engine = detect_engine(src_path)
     src_abs = src_path.resolve()
     clean = validate_name(name if name is not None else src_abs.name)

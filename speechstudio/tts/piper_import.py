@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from speechstudio.errors import ModelNotFoundError, SpeechStudioError
+from speechstudio.errors import SpeechStudioError, UnknownModelError
 
 
 class PiperVoiceError(SpeechStudioError):
@@ -47,13 +47,13 @@ QUALITY_SAMPLE_RATES = {"x_low": 16000, "low": 16000, "medium": 22050, "high": 2
 
 def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = None) -> PiperVoiceConfig:
     """Read and check the ``.onnx.json`` of ``onnx_path`` (or ``config_path``). Raises
-    ``ModelNotFoundError`` (no model file) or ``PiperVoiceError`` (json missing, bad, incomplete)."""
+    ``UnknownModelError`` (no model file: a usage error) or ``PiperVoiceError`` (json missing, bad, incomplete)."""
     onnx_path = Path(onnx_path)
     if onnx_path.is_dir():
         found = ", ".join(sorted(f.name for f in onnx_path.glob("*.onnx"))) or "none here"
         raise PiperVoiceError(f"{onnx_path}: is a folder; give the voice's .onnx file in it ({found})")
     if not onnx_path.is_file():
-        raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
+        raise UnknownModelError(f"{onnx_path}: Piper voice file not found")
     beside = (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json"))
     cfg_path = Path(config_path) if config_path is not None else next((c for c in beside if c.is_file()), None)
     if (cfg_path is None or not cfg_path.is_file()) and onnx_path.suffix.lower() != ".onnx":
