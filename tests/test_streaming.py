@@ -477,6 +477,10 @@ def test_cli_dictate_errors(tmp_path, tiny_w2v_dir, capsys, monkeypatch):
         rc, out, err = _dictate_here(["--file", str(tmp_path / "x.wav"), "--threshold-db", bad], capsys, monkeypatch,
                                      tmp_path)
         assert (rc, err.strip()) == (2, f"speechstudio: error: --threshold-db {float(bad)}: expected -120..0 dBFS")
+    # --endpoint-s -1 was taken as 0 (an utterance never ends) without a word
+    rc, out, err = _dictate_here(["--file", str(tmp_path / "x.wav"), "--endpoint-s", "-1"], capsys, monkeypatch,
+                                 tmp_path)
+    assert (rc, err.strip()) == (2, "speechstudio: error: --endpoint-s -1.0: expected 0..600 s (0 = never)")
 
 
 def test_sources_report_their_backlog(realspeech, monkeypatch):

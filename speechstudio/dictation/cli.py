@@ -138,7 +138,7 @@ def cmd_dictate(args) -> int:
     if args.fast and not args.file:
         raise UsageError("--fast only applies to --file")
     for flag, low, high, unit in (("key_delay_ms", 0, 1000, "ms"), ("block_ms", 1, 1000, "ms"),
-                                  ("threshold_db", -120, 0, "dBFS")):
+                                  ("threshold_db", -120, 0, "dBFS"), ("endpoint_s", 0, 600, "s (0 = never)")):
         if not low <= getattr(args, flag) <= high:         # nan too: it read every block as silence
             raise UsageError(f"--{flag.replace('_', '-')} {getattr(args, flag)}: expected {low}..{high} {unit}")
     if args.beam_size is not None and not 1 <= args.beam_size <= 20:
