@@ -46,13 +46,16 @@ def register(subparsers) -> None:
     t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json,ass (or all)")
     t.add_argument("--max-line-width", type=int, default=42, metavar="CHARS",
                    help=f"subtitle line width in characters, {MIN_LINE_WIDTH} or more, 0 = no limit (default 42)")
-    t.add_argument("--max-line-count", type=int, default=2, metavar="LINES", help="lines per cue, 0: no limit (default 2)")
-    t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS", help="longest cue, 0: no limit (default 7)")
+    t.add_argument("--max-line-count", type=int, default=2, metavar="LINES",
+                   help="lines per subtitle cue, 0 = no limit (default 2)")
+    t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS",
+                   help="longest subtitle cue, 0 = no limit (default 7)")
     t.add_argument("--min-cue-s", type=float, default=5 / 6, metavar="SECONDS",
                    help="shortest subtitle cue: shorter ones grow into the gap or join a neighbour (default 0.833)")
     t.add_argument("--max-cps", type=float, default=20.0, metavar="CHARS",
                    help="reading speed a cue is given time for, characters per second, 0 = off (default 20)")
-    t.add_argument("--highlight-words", action="store_true", help="word-level karaoke timing in vtt and ass subtitles")
+    t.add_argument("--highlight-words", action="store_true",
+                   help="word-level karaoke timing in vtt and ass subtitles")
     t.add_argument("--output-dir", help="write outputs here, mirroring the input folders")
     t.add_argument("--recursive", action=argparse.BooleanOptionalAction, default=True,
                    help="scan folders recursively (default yes)")

@@ -408,8 +408,8 @@ def _readable(cues: list[Cue], min_ms: int, gap: int, limit: int | None) -> list
     """Every cue on screen at least ``min_ms`` (Netflix: 5/6 s) where the audio leaves room: a cue the next
     speech cuts short grows into the free time after it, then starts earlier into the free time before it
     (never closer than ``gap`` ms to another cue), then pushes the cues after it later, each keeping up to
-    ``min_ms`` before the end of the audio (``limit`` ms); a cue of words past that end is left alone. Cues already overlapping it (two
-    speakers at once) are left as they are."""
+    ``min_ms`` before the end of the audio (``limit`` ms); a cue of words past that end is left alone. Cues
+    already overlapping it (two speakers at once) are left as they are."""
     for i, cue in enumerate(cues):
         if cue.end_ms - cue.start_ms >= min_ms or (limit is not None and cue.start_ms >= limit):
             continue
@@ -421,7 +421,8 @@ def _readable(cues: list[Cue], min_ms: int, gap: int, limit: int | None) -> list
             before = max([c.end_ms + gap for c in cues[:i] if c.end_ms <= cue.start_ms] + [0])
             cue.start_ms = min(cue.start_ms, max(before, cue.end_ms - min_ms))
         if cue.end_ms - cue.start_ms < min_ms:      # the cues it pushes keep up to min_ms each before the end
-            keep = sum(gap + min(min_ms, c.end_ms - c.start_ms) for c in after if c.start_ms < cue.start_ms + min_ms + gap)
+            keep = sum(gap + min(min_ms, c.end_ms - c.start_ms) for c in after
+                       if c.start_ms < cue.start_ms + min_ms + gap)
             cue.end_ms = edge = int(min(cue.start_ms + min_ms, max(cap - keep, cue.end_ms)))
             for c in after:
                 if c.start_ms < edge + gap:

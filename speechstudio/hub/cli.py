@@ -21,7 +21,9 @@ def _size(entry: ModelEntry) -> str:
 
 
 def _status(entry: ModelEntry) -> str:
-    return entry.source if entry.installed else "not installed" if entry.source == "catalog" else f"broken ({entry.source})"
+    if entry.installed:
+        return entry.source
+    return "not installed" if entry.source == "catalog" else f"broken ({entry.source})"
 
 
 def format_table(entries: Sequence[ModelEntry], *, paths: bool = False) -> str:

@@ -113,8 +113,12 @@ def date_words(year: int | None, month: int, day: int | None, day_first: bool = 
     """``(2024, 3, 7)`` -> ``"March seventh, twenty twenty four"`` (``day_first``: ``"the seventh of
     March, twenty twenty four"``). ``year_text``: the year as written (two digits stay two digits)."""
     month_name = _MONTHS[month - 1]
-    head = month_name if day is None else f"the {ordinal(day)} of {month_name}" if day_first else \
-        f"{month_name} {ordinal(day)}"
+    if day is None:
+        head = month_name
+    elif day_first:
+        head = f"the {ordinal(day)} of {month_name}"
+    else:
+        head = f"{month_name} {ordinal(day)}"
     if year is None:
         return head
     text = year_text if year_text is not None else str(year)
@@ -411,8 +415,10 @@ def _season(m: re.Match) -> str:
     later += 100 if len(second) == 2 and later < first else 0  # "1999/00"
     if not 1 <= later - first <= 9:
         return m.group(0)
-    tail = _n2w(later, to="year") if len(second) == 4 or later % 100 == 0 else \
-        ("oh " if second[0] == "0" else "") + _n2w(later % 100)
+    if len(second) == 4 or later % 100 == 0:
+        tail = _n2w(later, to="year")
+    else:
+        tail = ("oh " if second[0] == "0" else "") + _n2w(later % 100)
     return f"{_n2w(first, to='year')} to {tail}"
 
 
