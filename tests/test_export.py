@@ -88,10 +88,17 @@ def test_json_exact():
 
 
 def test_empty_transcript():
-    info = TranscriptInfo(0.0, None, "m", "whisper")
-    assert render("txt", [], info) == ""
-    assert render("srt", [], info) == ""
-    assert render("vtt", [], info) == "WEBVTT\n\n"
+    """Without speech every format is a file of its kind saying so (was: a 0-byte .srt pysubs2 cannot load, a 0-byte
+    .txt, cueless .vtt / .ass)."""
+    import pysubs2
+
+    info = TranscriptInfo(7.5, None, "m", "whisper")
+    assert render("txt", [], info) == "[no speech]\n"
+    assert render("srt", [], info) == "1\n00:00:00,000 --> 00:00:07,500\n[no speech]\n\n"
+    for fmt in ("srt", "vtt", "ass"):
+        subs = pysubs2.SSAFile.from_string(render(fmt, [], info))
+        assert [(e.start, e.end, e.text) for e in subs] == [(0, 7500, "[no speech]")], fmt
+    assert render("srt", [], TranscriptInfo(0.0, None, "m", "whisper")).startswith("1\n00:00:00,000 --> 00:00:01,000\n")
     doc = json.loads(render("json", [], info))
     assert doc["segments"] == [] and doc["text"] == "" and doc["language"] is None
 

@@ -391,10 +391,9 @@ def test_lines_and_cues_break_after_punctuation_and_pauses_not_after_function_wo
 
 
 @pytest.mark.parametrize("fmt", ["srt", "vtt", "ass"])
-def test_an_empty_transcript_is_a_file_with_no_cues(fmt, tmp_path):
-    """No words: an SRT of 0 bytes (SubRip has no header; no made-up cue), a VTT / ASS of headers; all read
-    back as no events (the empty SRT when its format is named: nothing in it to guess from)."""
+def test_an_empty_transcript_is_one_no_speech_cue(fmt, tmp_path):
+    """No words: one "[no speech]" cue over the recording, the same in every format. The SRT was 0 bytes, which
+    pysubs2 (and players, ffmpeg) cannot read as a subtitle file: SubRip has no header, only cues."""
     path = tmp_path / f"x.{fmt}"
-    path.write_text(render_subtitles([], fmt), encoding="utf-8")
-    assert (path.stat().st_size == 0) == (fmt == "srt")
-    assert len(pysubs2.load(str(path), format_=fmt)) == 0
+    path.write_text(render_subtitles([], fmt, duration_s=4.25), encoding="utf-8")
+    assert [(e.start, e.end, e.text) for e in pysubs2.load(str(path))] == [(0, 4250, "[no speech]")]

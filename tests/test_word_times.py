@@ -141,14 +141,24 @@ def test_words_start_with_their_speech_and_cues_leave_at_pauses(whisper, name, c
                 assert not (c.start < end * 1000 and c.end > start * 1000 + 500), (c, start, end)
 
 
-def test_a_silent_file_gives_no_cues_and_one_warning(whisper_dir, tmp_path, capsys):
+def test_a_silent_file_gives_one_no_speech_cue_in_every_format_and_one_warning(whisper_dir, tmp_path, capsys):
+    """Room tone: the .srt was 0 bytes (pysubs2, players and editors refuse it: no cue), the .txt empty too."""
+    import json
+
+    import pysubs2
     import soundfile as sf
 
     from speechstudio import cli
 
     sf.write(tmp_path / "quiet.wav", room_tone(RATE * 8), RATE)
-    assert cli.main(["transcribe", str(tmp_path / "quiet.wav"), "--model", str(whisper_dir), "--format", "srt,vtt,ass",
+    assert cli.main(["transcribe", str(tmp_path / "quiet.wav"), "--model", str(whisper_dir), "--format", "all",
                      "--output-dir", str(tmp_path), "--quiet"]) == 0
-    assert (tmp_path / "quiet.srt").read_text() == "" and (tmp_path / "quiet.vtt").read_text() == "WEBVTT\n\n"
+    for fmt in ("srt", "vtt", "ass"):
+        assert [(e.start, e.end, e.text) for e in pysubs2.load(str(tmp_path / f"quiet.{fmt}"))] == \
+            [(0, 8000, "[no speech]")], fmt
+    assert (tmp_path / "quiet.txt").read_text() == "[no speech]\n"
+    doc = json.loads((tmp_path / "quiet.json").read_text())
+    assert doc["segments"] == [] and doc["text"] == ""
     warned = {line.strip() for line in capsys.readouterr().err.splitlines() if "warning" in line}
-    assert warned == {f"warning: {tmp_path / 'quiet.wav'}: no speech found: the transcript and subtitles are empty"}     # (per file and in the summary)
+    said = "no speech found: the transcript and subtitles say [no speech]"
+    assert warned == {f"warning: {tmp_path / 'quiet.wav'}: {said}"}     # (per file and in the summary)

@@ -21,6 +21,7 @@ from speechstudio.transcript.display import align, cell_width, clusters, needs_s
 log = logging.getLogger(__name__)
 
 SUBTITLE_FORMATS = ("srt", "vtt", "ass")
+NO_SPEECH = "[no speech]"            # what the transcript and subtitles of a recording without speech say
 # pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
 # literal backslash visible by putting an invisible WORD JOINER after it.
 _SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
@@ -487,8 +488,8 @@ _COLOURS = tuple(pysubs2.Color(*rgb) for rgb in ((255, 255, 255), (255, 230, 90)
 
 def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOptions = SubtitleOptions(),
                      duration_s: float | None = None) -> str:
-    """The whole ``fmt`` file (``srt`` | ``vtt`` | ``ass``) for ``segments``, by pysubs2; VTT escapes
-    ``& < >``, ASS breaks lines with ``\\N``."""
+    """The whole ``fmt`` file (``srt`` | ``vtt`` | ``ass``) for ``segments``, by pysubs2; VTT escapes ``& < >``,
+    ASS breaks lines with ``\\N``; without a word, one :data:`NO_SPEECH` cue over ``duration_s`` (1 s when unknown)."""
     subs = pysubs2.SSAFile()
     speakers: list[str] = []
     before = None                   # the speaker of the cue before: SRT names a speaker where the speaker changes
@@ -507,6 +508,7 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
                 event.style = event.name = label
         before = cue.speaker
         subs.append(event)
+    subs.events = subs.events or [pysubs2.SSAEvent(start=0, end=_ms(duration_s or 1.0) or 1, text=NO_SPEECH)]
     if fmt == "ass":
         for k, who in enumerate(speakers):
             style = subs.styles["Default"].copy()
