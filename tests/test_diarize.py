@@ -173,6 +173,13 @@ def test_the_summary_gives_talk_times_in_one_format():
     turns = [Turn(0.0, 7.5, "Ana"), Turn(7.5, 8.8, "Speaker 1")]
     assert Diarization(turns, speaker_infos(turns, ["Ana", "Speaker 1"])).summary() == \
         "2 speakers: Ana (7.5 s), Speaker 1 (1.3 s)"
+    # a speaker who said a word never reads "(0:00)" (a meeting's summary did) nor "(0.0 s)"
+    turns = [Turn(0.0, 75.0, "Ana"), Turn(75.0, 75.3, "Speaker 1")]
+    assert Diarization(turns, speaker_infos(turns, ["Ana", "Speaker 1"])).summary() == \
+        "2 speakers: Ana (1:15), Speaker 1 (0:01)"
+    turns = [Turn(0.0, 7.5, "Ana"), Turn(7.5, 7.54, "Speaker 1")]
+    assert Diarization(turns, speaker_infos(turns, ["Ana", "Speaker 1"])).summary() == \
+        "2 speakers: Ana (7.5 s), Speaker 1 (0.1 s)"
 
 
 def test_a_count_with_a_speaker_who_says_no_word_is_unsure_and_the_labels_have_no_gap():
@@ -197,7 +204,8 @@ def test_a_count_with_a_speaker_who_says_no_word_is_unsure_and_the_labels_have_n
     assert info.speaker_turns == (Turn(0.0, 1.2, "Speaker 1"), Turn(1.21, 1.24, "Speaker 3"),
                                   Turn(1.3, 3.0, "Speaker 2"), Turn(3.0, 3.6, "Speaker 3"))
     assert info.speakers_could_be == 2
-    assert found.summary() == "2 or 3 speakers: check: Speaker 1 (1.2 s), Speaker 2 (1.7 s), Speaker 3 (0.6 s)"
+    # the summary says why the text never names Speaker 3 (it read "Speaker 3 (0.6 s)")
+    assert found.summary() == "2 or 3 speakers: check: Speaker 1 (1.2 s), Speaker 2 (1.7 s), Speaker 3 (0.6 s, no words)"
     assert render("txt", out, info) == "Speaker 1: one two three\n\nSpeaker 2: four five six\n"
     doc = json.loads(render("json", out, info))
     assert [s["name"] for s in doc["speakers"]] == ["Speaker 1", "Speaker 2", "Speaker 3"]

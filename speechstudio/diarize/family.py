@@ -45,13 +45,15 @@ class Diarization:
     at once where two people speak at once); ``speakers``: in order of first appearance; ``notes``:
     lines for the user (they sound like one voice...); ``embeddings``: each speaker's voice print
     (float32 (192,), for saving a known voice); ``could_be``: the other count the evidence allows,
-    ``None`` when the count is sure."""
+    ``None`` when the count is sure; ``wordless``: the speakers :meth:`apply` gave no word."""
 
     turns: list[Turn]
     speakers: list[SpeakerInfo]
     notes: list[str] = field(default_factory=list)
     embeddings: dict[str, np.ndarray] = field(default_factory=dict)
     could_be: int | None = None
+    wordless: set[str] = field(default_factory=set)
+
     def label(self, segments):
         """``segments`` with ``speaker`` on each segment and word, split at speaker changes."""
         return label_segments(list(segments), self.turns)
@@ -76,6 +78,7 @@ class Diarization:
         self.speakers = [dataclasses.replace(s, name=rename(s.name)) for s in self.speakers]
         self.turns = [dataclasses.replace(t, speaker=rename(t.speaker)) for t in self.turns]
         self.embeddings = {rename(n): e for n, e in self.embeddings.items()}
+        self.wordless = {rename(s.name) for s in mute}
         labelled = [dataclasses.replace(s, speaker=rename(s.speaker), words=tuple(
             dataclasses.replace(w, speaker=rename(w.speaker)) for w in s.words)) for s in labelled]
         return labelled, dataclasses.replace(info, speakers=tuple(self.speakers), speaker_turns=tuple(self.turns),
@@ -83,13 +86,14 @@ class Diarization:
 
     def summary(self) -> str:
         """``"2 speakers: Speaker 1 (1:02), Ana (0:04, known, sure)"`` (talk time in seconds when every speaker's
-        is under 10 s, else all ``m:ss``); ``"2 or 3 speakers: check: ..."``."""
+        is under 10 s, else all ``m:ss``, never 0); ``"2 or 3 speakers: check: ..., Speaker 3 (0:05, no words)"``."""
         parts = []
         short = all(s.talk_s < 10 for s in self.speakers)
         for s in self.speakers:
             extra = f", known voice, {s.sureness} ({s.similarity:.2f})" if s.known else ""
-            talk = f"{s.talk_s:.1f} s" if short else clock(s.talk_s)
-            parts.append(f"{s.name} ({talk}{extra})")
+            talk = f"{max(s.talk_s, 0.1):.1f} s" if short else clock(max(s.talk_s, 1.0))
+            mute = ", no words" if s.name in self.wordless else ""
+            parts.append(f"{s.name} ({talk}{extra}{mute})")
         n = len(self.speakers)
         return f"{speaker_count_text(n, self.could_be)}: " + ", ".join(parts) if n else "no speech found"
 
