@@ -89,11 +89,11 @@ def test_json_exact():
 
 def test_empty_transcript():
     """Without speech every format is a file of its kind saying so (was: a 0-byte .srt pysubs2 cannot load, a 0-byte
-    .txt, cueless .vtt / .ass)."""
+    .txt, cueless .vtt / .ass); the text stays empty (no invented words)."""
     import pysubs2
 
     info = TranscriptInfo(7.5, None, "m", "whisper")
-    assert render("txt", [], info) == "[no speech]\n"
+    assert render("txt", [], info) == ""
     assert render("srt", [], info) == "1\n00:00:00,000 --> 00:00:07,500\n[no speech]\n\n"
     for fmt in ("srt", "vtt", "ass"):
         subs = pysubs2.SSAFile.from_string(render(fmt, [], info))

@@ -142,7 +142,7 @@ def test_words_start_with_their_speech_and_cues_leave_at_pauses(whisper, name, c
 
 
 def test_a_silent_file_gives_one_no_speech_cue_in_every_format_and_one_warning(whisper_dir, tmp_path, capsys):
-    """Room tone: the .srt was 0 bytes (pysubs2, players and editors refuse it: no cue), the .txt empty too."""
+    """Room tone: the .srt was 0 bytes (pysubs2, players and editors refuse it: no cue); the text stays empty."""
     import json
 
     import pysubs2
@@ -156,9 +156,9 @@ def test_a_silent_file_gives_one_no_speech_cue_in_every_format_and_one_warning(w
     for fmt in ("srt", "vtt", "ass"):
         assert [(e.start, e.end, e.text) for e in pysubs2.load(str(tmp_path / f"quiet.{fmt}"))] == \
             [(0, 8000, "[no speech]")], fmt
-    assert (tmp_path / "quiet.txt").read_text() == "[no speech]\n"
+    assert (tmp_path / "quiet.txt").read_text() == ""
     doc = json.loads((tmp_path / "quiet.json").read_text())
     assert doc["segments"] == [] and doc["text"] == ""
     warned = {line.strip() for line in capsys.readouterr().err.splitlines() if "warning" in line}
-    said = "no speech found: the transcript and subtitles say [no speech]"
+    said = "no speech found: the transcript is empty and the subtitles say [no speech]"
     assert warned == {f"warning: {tmp_path / 'quiet.wav'}: {said}"}     # (per file and in the summary)

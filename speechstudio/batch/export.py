@@ -8,7 +8,7 @@ from pathlib import Path
 
 from speechstudio import atomic
 from speechstudio.asr.types import Segment, TranscriptInfo
-from speechstudio.batch.subtitles import NO_SPEECH, SUBTITLE_FORMATS, SubtitleOptions, render_subtitles
+from speechstudio.batch.subtitles import SUBTITLE_FORMATS, SubtitleOptions, render_subtitles
 from speechstudio.errors import UsageError
 from speechstudio.transcript.model import render_json
 
@@ -59,9 +59,11 @@ def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | 
 
 def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
     """Plain text: one stripped segment per line, trailing newline; with speaker labels one ``"Speaker 1:
-    text"`` paragraph per turn, separated by a blank line; without a word, the line :data:`NO_SPEECH`."""
+    text"`` paragraph per turn, separated by a blank line; ``""`` without a word."""
     kept = [(s.speaker, " ".join(s.text.split())) for s in segments]
-    kept = [(who, line) for who, line in kept if line] or [(None, NO_SPEECH)]
+    kept = [(who, line) for who, line in kept if line]
+    if not kept:
+        return ""
     if all(who is None for who, _ in kept):
         return "\n".join(line for _, line in kept) + "\n"
     paragraphs: list[list[str]] = []

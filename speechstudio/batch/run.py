@@ -27,6 +27,7 @@ from speechstudio.audio.decode import AudioReader, not_media
 from speechstudio.audio.raw import RAW_EXTENSIONS
 from speechstudio.batch import channels as chan, export, resume
 from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.batch.subtitles import NO_SPEECH
 from speechstudio.diarize.family import NO_SPEECH_NOTE
 from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
@@ -515,7 +516,7 @@ def _write(item, index, done, targets, request, t0) -> BatchEvent:
         warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "
                         f"(music or noise, a language the model does not know, or channels that cancel?){labels}")
     elif not any(s.text.strip() for s in segments) and not any("no speech found" in w for w in warnings):
-        warnings.append(f"{item.path}: no speech found: the transcript and subtitles say {export.NO_SPEECH}")
+        warnings.append(f"{item.path}: no speech found: the transcript is empty and the subtitles say {NO_SPEECH}")
     if (folder := next((t for t in targets.values() if t.is_dir()), None)) is not None:
         return BatchEvent("failed", item, index, reason=f"cannot write {folder}: a folder of that name is there")
     # every output goes to a temporary file first and all are put in place at the end, the JSON (which lists the
