@@ -208,6 +208,38 @@ CASES = {
         ("Only .75 of it.", "Only point seven five of it."),
         ("Exactly 4.10 now.", "Exactly four point one zero now."),
     ],
+    "circa": [  # espeak read "c." as "see": "born see eighteen fifty"
+        ("Born c. 1850 in Ohio.", "Born circa eighteen fifty in Ohio."),
+        ("Built c.1200, rebuilt ca. 1480.", "Built circa twelve hundred, rebuilt circa fourteen eighty."),
+        ("Died c. 1066; take vitamin C. 3 tablets.", "Died circa ten sixty six; take vitamin C. three tablets."),
+    ],
+    "year before 1100": [  # a year after "in", "since", "the year", "circa" (was "one thousand and sixty six")
+        ("In 1066 the Normans came.", "In ten sixty six the Normans came."),
+        ("In the year 1066, and in 950 they left.", "In the year ten sixty six, and in nine fifty they left."),
+        ("Rome fell in 476; it stood since 753.", "Rome fell in four seventy six; it stood since seven fifty three."),
+        # counts: a unit or plural noun, "of", "one in", "by" (a factor) or no year word
+        ("Done in 250 steps, in 500 ms, in 2000 files.", ("Done in two hundred and fifty steps, in five hundred "
+         "milliseconds, in two thousand files.")),
+        ("One in 250 people; in 250 of them; multiply by 250.", ("One in two hundred and fifty people; in two hundred "
+         "and fifty of them; multiply by two hundred and fifty.")),
+        ("We had 1066 of them.", "We had one thousand and sixty six of them."),
+    ],
+    "magnitude suffix": [  # was "one point two k units", "three point four M views"
+        ("It has 1.2k units and 3.4M views.", "It has one point two thousand units and three point four million views."),
+        ("Now 10K followers, 3bn people, 1.5B parameters.", ("Now ten thousand followers, three billion people, one "
+         "point five billion parameters.")),
+        ("A 5K run, a 4K TV and a 4B file.", "A five K run, a four K TV and a four bytes file."),
+        ("It raised $2.5B.", "It raised two point five billion dollars."),
+    ],
+    "score": [  # was "three point five/five", "ten tenths"
+        ("Rated 3.5/5 stars.", "Rated three point five out of five stars."),
+        ("A 10/10, would buy again; I gave it a 4/5.", ("A ten out of ten, would buy again; I gave it a four out of "
+         "five.")),
+        ("Rated 9/10; 9/10 dentists; it scored 95/100.", ("Rated nine out of ten; nine out of ten dentists; it scored "
+         "ninety five out of one hundred.")),
+        ("Add 3/10 of a cup, 1/2 of it, 4 out of 5 on 10/10/2024.", ("Add three tenths of a cup, one half of it, four "
+         "out of five on October tenth, twenty twenty four.")),
+    ],
     "thousands": [
         ("We sold 12,500 units.", "We sold twelve thousand, five hundred units."),
         ("A crowd of 3,000,000.", "A crowd of three million."),

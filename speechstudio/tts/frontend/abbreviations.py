@@ -27,7 +27,7 @@ REFERENCE_ABBREVIATIONS = {
     "vol": "volume", "vols": "volumes", "p": "page", "pp": "pages", "fig": "figure", "figs": "figures",
     "eq": "equation", "eqs": "equations", "sec": "section", "ch": "chapter", "chap": "chapter",
     "no": "number", "nos": "numbers", "art": "article", "para": "paragraph", "ex": "example",
-    "approx": "approximately", "ca": "circa", "ed": "edition", "pt": "part",
+    "approx": "approximately", "ca": "circa", "c": "circa", "ed": "edition", "pt": "part",
 }
 # Titles before a name never end a sentence ("Dr. Smith"); the rest do not before a number or a
 # lower-case word ("approx. ten", "cf. the appendix").
@@ -86,7 +86,8 @@ def _final_dot(m: re.Match) -> str:
 def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
     """Read the abbreviations and initials of one sentence (module docstring for the two passes)."""
     if before_numbers:
-        text = _REF_RE.sub(lambda m: REFERENCE_ABBREVIATIONS[m.group(1).lower()] + " ", text)
+        text = _REF_RE.sub(lambda m: m.group(0) if m.group(1) == "C" else  # "vitamin C. 3 tablets"
+                           REFERENCE_ABBREVIATIONS[m.group(1).lower()] + " ", text)
         text = _WEEKDAY_RE.sub(lambda m: re.sub(r"\s?[-–—]\s?", " to ", re.sub(
             r"\b([A-Z][a-z]+)\.?", lambda d: _WEEKDAYS.get(d[1], d[0]), m.group(0))), text)
         return _ET_AL_RE.sub(lambda m: "et al" + _final_dot(m), text)

@@ -162,6 +162,9 @@ _PHONE_RE = re.compile(
     r"(?![\w.,]?\d)" + _NO_UNIT_AFTER)
 _CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
                           r"(?:\s?(million|billion|trillion|thousand|bn|mn|tn|[KkMBm])\b)?")
+# A glued magnitude ("1.2k", "3.4M", "10K followers"): a scale after a decimal or before a plural noun ("5K run",
+# "4K TV", "a 4B file" stay letters or a unit).
+_SCALE_RE = re.compile(r"(?<![\w.,/])(" + _NUM + r")(bn|mn|tn|[kKMB])(?!\w|\.\d)")
 _TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2})(?::|\.(?=\d\d [AP]M\b))(\d{2})(?![\d:])")  # "10:30", "10.30pm"
 _CLOCK_SECONDS_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2}):(\d{2})(?![\d:]|[.,]\d)")
 # What is left of "a:b(:c)" after the times: a ratio or a score ("3:1" "three to one", "16:9").
@@ -179,7 +182,9 @@ _RANGE_RE = re.compile(r"(?<![\w.,/-])(" + _SIGNED + r")(?:-|\s?[–—]\s?)(" +
 # A season or span of years: "2024/25", "1998-99", "2019/2020" (the second year within ten after the first).
 _SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(?![\w/]|[.,]?\d)" + _NO_UNIT_AFTER)
 _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
-_FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
+_FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+(?:\.\d+)?)/(\d+)(?![\w/]|\.\d)")
+# A score out of 5, 10 or 100 ("3.5/5", "10/10", "rated 9/10", "9/10 dentists"), not a fraction ("3/10 of a mile").
+_SCORE_BEFORE_RE = re.compile(r"(?i:\b(?:rated?|rating|scored?|scores|grade|review|verdict|give|gave|gives)\b\D{0,12})$")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 # Decades: "1990s", "1950's", "'80s"; "the 50s and 60s", "her 30s" (a bare "50s" is fifty seconds).
 _DECADE_RE = re.compile(r"(?<![\w.])(?:1[1-9]\d0|20[0-9]0)['’]?s\b|['’][2-9]0s\b|\b(?:(?i:the|her|his|their|my"
@@ -239,9 +244,11 @@ _VERSIONED = ("Python|Java|Node|Ruby|Perl|PHP|Rust|Golang|Swift|Kotlin|Scala|Jul
               "|Blender|HTTP|TLS|SSL|USB|Bluetooth|Wi-Fi|HTML|CSS|OpenGL|Vulkan|DirectX|Unicode|IPv|Piper"
               "|version|release|build|update|patch|firmware|v\\.")
 _TWO_PART_VERSION_RE = re.compile(r"\b((?:" + _VERSIONED + r")\s+)(\d+)\.(\d+)(?![\w.]?\d|\w)")
-# Before a 4-digit number a year is written ("in 1984", "the 1990s"); before a plural noun a count is.
-_YEAR_BEFORE = frozenset("in since until till by of from year years before after circa c. ca. during around "
+# Before a 4-digit number a year is written ("in 1984", "the 1990s"); before a plural noun a count is. A year
+# before 1100 only after the words of ``_EARLY_YEAR_BEFORE`` ("in 950", not "by 950" or "one in 250").
+_YEAR_BEFORE = frozenset("in since until till by of from year years before after circa during around "
                          "summer winter spring autumn fall early late mid".split())
+_EARLY_YEAR_BEFORE = frozenset({"in", "since", "until", "till", "year", "circa", "during"})
 _COUNT_AFTER_RE = re.compile(r"\s+(?!(?:is|was|has|does|as|us|this|its|his|hers|yes|thus|plus|minus|versus)\b)"
                              r"[a-z]{2,}(?<!ss)s\b")
 
@@ -424,16 +431,20 @@ def _season(m: re.Match) -> str:
 
 def _fraction(m: re.Match) -> str:
     whole, num_s, den_s = m.groups()
-    num, den = int(num_s), int(den_s)
+    num, den = float(num_s), int(den_s)
     if (num_s, den_s) == ("24", "7"):
         return "twenty four seven"  # "open 24/7"
+    if not whole and den in (5, 10, 100) and not re.match(r"\s+of\b", m.string[m.end():]) and (
+            "." in num_s or num >= den or _COUNT_AFTER_RE.match(m.string, m.end())
+            or _SCORE_BEFORE_RE.search(m.string, 0, m.start())):
+        return f"{cardinal(num_s)} out of {cardinal(den_s)}"
     if den == 0 or num_s.startswith("0") or den_s.startswith("0"):
         return " ".join(x for x in (cardinal(whole) if whole else "", cardinal(num_s), "slash", cardinal(den_s)) if x)
-    if den == 1 or den > 100:
+    if den == 1 or den > 100 or "." in num_s:
         spoken = f"{cardinal(num_s)} over {cardinal(den_s)}"
     else:
         word = {2: "half", 4: "quarter"}.get(den) or ordinal(den)
-        spoken = f"{_n2w(num)} {word if num == 1 else 'halves' if den == 2 else word + 's'}"
+        spoken = f"{_n2w(int(num))} {word if num == 1 else 'halves' if den == 2 else word + 's'}"
     return f"{cardinal(whole)} and {spoken}" if whole else spoken
 
 
@@ -469,8 +480,12 @@ def read_roman_numerals(text: str) -> str:
 def _plain(m: re.Match) -> str:
     raw = m.group(0)
     # "in 1984" a year, "1984 dollars" a count: a count when a plural noun follows, unless a year preposition is before
-    preceding = m.string[max(0, m.start() - 12): m.start()].split()
-    year_ok = bool(preceding and preceding[-1].lower() in _YEAR_BEFORE) or not _COUNT_AFTER_RE.match(m.string, m.end())
+    preceding = m.string[max(0, m.start() - 16): m.start()].lower().split() or [""]
+    counted = _COUNT_AFTER_RE.match(m.string, m.end()) or re.match(r"\s+of\b", m.string[m.end():])
+    year_ok = preceding[-1] in _YEAR_BEFORE or not counted
+    if re.fullmatch(r"[1-9]\d\d|10\d\d", raw) and preceding[-1] in _EARLY_YEAR_BEFORE and not counted and not (
+            preceding[-1] == "in" and len(preceding) > 1 and (preceding[-2] == "one" or preceding[-2].isdigit())):
+        return _n2w(int(raw), to="year")  # "in 950", "the year 1066": not "one in 250", "in 250 steps"
     words = "plus " + cardinal(raw[1:], year_ok=year_ok) if raw.startswith("+") else cardinal(raw, year_ok=year_ok)
     before, after = m.string[m.start() - 1: m.start()], m.string[m.end(): m.end() + 1]
     # Digits glued to letters ("mp3", "A0031", "H2O"): keep the words apart from the letters.
@@ -518,6 +533,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
     text = _LABELLED_RE.sub(lambda m: m.group(1) + identifier_words(m.group(2)), text)
     text = _CURRENCY_RE.sub(_currency, text)
+    text = _SCALE_RE.sub(lambda m: f"{cardinal(m.group(1))} {_SCALES[m.group(2)]}" if "." in m.group(1) or len(
+        m.group(2)) > 1 or _COUNT_AFTER_RE.match(m.string, m.end()) else m.group(0), text)
     text = _ERA_RE.sub(lambda m: " ".join(_n2w(int(x), to="year") if x[0].isdigit() else x if "." in x else ".".join(x)
                                           for x in filter(None, m.groups())), text)
     text = _DECADE_RE.sub(lambda m: re.sub(r"['’]?(\d+)['’]?s\b", lambda d: _plural_number(
