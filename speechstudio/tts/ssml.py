@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from xml.parsers import expat
 
 from speechstudio.errors import UsageError
@@ -26,6 +26,10 @@ _SPEAK_ROOT = re.compile(r"<speak[\s>/]")
 #: Lines of a text file read ahead, at most, to see whether a long prolog ends in <speak>.
 _MAX_PROLOG_CHARS = 65536
 _MAX_BREAK_S = 60.0
+#: The elements and attributes read; any other is ignored, its text read, with one warning per document.
+READ_ATTRIBUTES = {"speak": {"version"}, "break": {"strength", "time"}, "p": set(), "s": set(), "prosody": {"rate"},
+                   "voice": {"name"}, "sub": {"alias"}, "phoneme": {"ph", "alphabet"},
+                   "say-as": {"interpret-as", "format"}}
 
 
 class SsmlError(UsageError):
@@ -35,12 +39,14 @@ class SsmlError(UsageError):
 @dataclass(frozen=True)
 class SpeechPart:
     """One piece of the stream: ``text`` (one sentence; "" for silence), ``pause_s`` after it, ``length_scale``
-    factor (from ``<prosody rate>``), ``voice`` (``<voice name>``; ``None``: the caller's)."""
+    factor (from ``<prosody rate>``), ``voice`` (``<voice name>``; ``None``: the caller's), ``warnings`` for the
+    user (the first part of an SSML document names the markup ignored)."""
 
     text: str
     pause_s: float = 0.0
     length_scale: float = 1.0
     voice: str | None = None
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
 
 def ssml_verdict(text: str) -> bool | None:
@@ -195,6 +201,7 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     parser = expat.ParserCreate()
     build = _Builder(language, pause_s)
     stack: list[dict] = []
+    ignored: set[str] = set()
 
     def where(line: int | None = None, offset: int = 0) -> str:
         line, offset = (parser.CurrentLineNumber, parser.CurrentColumnNumber) if line is None else (line, offset)
@@ -207,6 +214,9 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
         if not stack and tag != "speak":
             raise SsmlError(f"{where()}: the root element must be <speak>, not <{tag}>")
         frame = {"tag": tag, "ls": key()[0], "voice": key()[1], "where": where()}
+        read = READ_ATTRIBUTES.get(tag)
+        ignored.update([f"<{tag}>"] if read is None else
+                       (f"<{tag} {name}>" for name in attrs if name not in read and ":" not in name and name != "xmlns"))
         if stack and stack[-1].get("capture") is not None and tag != "break":
             frame["capture"] = stack[-1]["capture"]  # markup inside say-as / sub content: keep only its text
         if tag == "break":
@@ -286,4 +296,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
         parser.Parse(text, True)
     except expat.ExpatError as exc:
         raise SsmlError(f"{where(exc.lineno, exc.offset)}: {expat.errors.messages[exc.code]}") from None
-    return build.result()
+    parts = build.result()
+    if ignored and parts:
+        said = f"SSML not supported, ignored (its text is read): {', '.join(sorted(ignored))}"
+        parts[0] = replace(parts[0], warnings=(said,))
+    return parts
