@@ -222,7 +222,7 @@ CASES = {
          "milliseconds, in two thousand files.")),
         ("One in 250 people; in 250 of them; multiply by 250.", ("One in two hundred and fifty people; in two hundred "
          "and fifty of them; multiply by two hundred and fifty.")),
-        ("We had 1066 of them.", "We had one thousand and sixty six of them."),
+        ("We had 1066 of them; shot in 720p.", "We had one thousand and sixty six of them; shot in seven twenty p."),
     ],
     "magnitude suffix": [  # was "one point two k units", "three point four M views"
         ("It has 1.2k units and 3.4M views.", "It has one point two thousand units and three point four million views."),

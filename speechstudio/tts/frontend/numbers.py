@@ -483,10 +483,11 @@ def _plain(m: re.Match) -> str:
     preceding = m.string[max(0, m.start() - 16): m.start()].lower().split() or [""]
     counted = _COUNT_AFTER_RE.match(m.string, m.end()) or re.match(r"\s+of\b", m.string[m.end():])
     year_ok = preceding[-1] in _YEAR_BEFORE or not counted
-    if re.fullmatch(r"[1-9]\d\d|10\d\d", raw) and preceding[-1] in _EARLY_YEAR_BEFORE and not counted and not (
-            preceding[-1] == "in" and len(preceding) > 1 and (preceding[-2] == "one" or preceding[-2].isdigit())):
-        return _n2w(int(raw), to="year")  # "in 950", "the year 1066": not "one in 250", "in 250 steps"
-    words = "plus " + cardinal(raw[1:], year_ok=year_ok) if raw.startswith("+") else cardinal(raw, year_ok=year_ok)
+    odds = preceding[-1] == "in" and len(preceding) > 1 and (preceding[-2] == "one" or preceding[-2].isdigit())
+    if re.fullmatch(r"[1-9]\d\d|10\d\d", raw) and preceding[-1] in _EARLY_YEAR_BEFORE and not (counted or odds):
+        words = _n2w(int(raw), to="year")  # "in 950", "the year 1066"; not "one in 250", "in 250 steps"
+    else:
+        words = "plus " + cardinal(raw[1:], year_ok=year_ok) if raw.startswith("+") else cardinal(raw, year_ok=year_ok)
     before, after = m.string[m.start() - 1: m.start()], m.string[m.end(): m.end() + 1]
     # Digits glued to letters ("mp3", "A0031", "H2O"): keep the words apart from the letters.
     return (" " if before.isalpha() else "") + words + (" " if after.isalpha() else "")
