@@ -216,7 +216,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
         frame = {"tag": tag, "ls": key()[0], "voice": key()[1], "where": where()}
         read = READ_ATTRIBUTES.get(tag)
         ignored.update([f"<{tag}>"] if read is None else
-                       (f"<{tag} {name}>" for name in attrs if name not in read and ":" not in name and name != "xmlns"))
+                       (f"<{tag} {name}>" for name in attrs
+                        if name not in read and ":" not in name and name != "xmlns"))
         if stack and stack[-1].get("capture") is not None and tag != "break":
             frame["capture"] = stack[-1]["capture"]  # markup inside say-as / sub content: keep only its text
         if tag == "break":

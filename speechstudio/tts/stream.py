@@ -141,7 +141,8 @@ def _chunk(index: int, part: SpeechPart, voice: VitsVoice, audio: np.ndarray, ra
         audio = soxr.resample(audio, voice.sample_rate, rate).astype(np.float32)
     n = int(round(part.pause_s * rate))
     audio = np.concatenate([audio, np.zeros(n, dtype=np.float32)]) if n else audio
-    return SpeechChunk(index, part.text, audio, rate, chars_done, part.warnings + warnings, voice.name, voice.clone_of, part.pause_s)
+    return SpeechChunk(index, part.text, audio, rate, chars_done, part.warnings + warnings, voice.name, voice.clone_of,
+                       part.pause_s)
 
 
 def stream_speech(

@@ -184,7 +184,8 @@ _SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(
 _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
 _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+(?:\.\d+)?)/(\d+)(?![\w/]|\.\d)")
 # A score out of 5, 10 or 100 ("3.5/5", "10/10", "rated 9/10", "9/10 dentists"), not a fraction ("3/10 of a mile").
-_SCORE_BEFORE_RE = re.compile(r"(?i:\b(?:rated?|rating|scored?|scores|grade|review|verdict|give|gave|gives)\b\D{0,12})$")
+_SCORE_BEFORE_RE = re.compile(r"(?i:\b(?:rated?|rating|scored?|scores|grade|review|verdict|give|gave|gives)\b"
+                              r"\D{0,12})$")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 # Decades: "1990s", "1950's", "'80s"; "the 50s and 60s", "her 30s" (a bare "50s" is fifty seconds).
 _DECADE_RE = re.compile(r"(?<![\w.])(?:1[1-9]\d0|20[0-9]0)['’]?s\b|['’][2-9]0s\b|\b(?:(?i:the|her|his|their|my"
