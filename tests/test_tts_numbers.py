@@ -230,6 +230,7 @@ CASES = {
          "point five billion parameters.")),
         ("A 5K run, a 4K TV and a 4B file.", "A five K run, a four K TV and a four bytes file."),
         ("It raised $2.5B.", "It raised two point five billion dollars."),
+        ("We had 2M requests, a 2M file.", "We had two million requests, a two M file."),  # was "two M requests"
     ],
     "score": [  # was "three point five/five", "ten tenths"
         ("Rated 3.5/5 stars.", "Rated three point five out of five stars."),

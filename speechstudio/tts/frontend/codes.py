@@ -34,7 +34,7 @@ _CODE_RE = re.compile(r"(?<![\w.\-/$£€¥])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za
 _LABELLED_RE = re.compile(r"\b(?:" + LABEL_WORDS + r")\.?\s+(?:no\.?\s*|number\s+|#\s*)?(\d{1,5})([A-Za-z])\b", re.IGNORECASE)
 # Unit letters and suffixes a number keeps ("5m", "4th", "10am"): numbers.py reads those.
 _NOT_CODE_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm|[kKMGTP]?B|[kKMG]?Hz|[kmcµnu]?[mgsLlVWA]|[km]m|x|X|h|d|y"
-                              r"|ft|in|mi|lb|lbs|oz|kg|km|mph|kph|fps|px|dB|bn|K|k|mAh|kWh|kW|mV|mA|ms)")
+                              r"|ft|in|mi|lb|lbs|oz|kg|km|mph|kph|fps|px|dB|bn|K|k|M|mAh|kWh|kW|mV|mA|ms)")
 _PROTECT = {".": "\ue010", "?": "\ue011", "!": "\ue012"}
 _UNPROTECT = {v: k for k, v in _PROTECT.items()}
 
