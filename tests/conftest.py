@@ -48,8 +48,8 @@ os.environ.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
 configure_openmp()
 
 
-# Scheduling (issue 42): CI runs ``-n 3 --dist loadfile --no-loadscope-reorder``: a free worker takes the
-# next file in collection order. The slowest files go first (longest first keeps the workers'
+# Scheduling (issue 42): CI runs ``-n 2 --dist loadfile --no-loadscope-reorder``: a free worker takes the
+# next file in collection order. The slowest files go first (longest first keeps the two workers'
 # ends together, and their peaks come while a worker's heap is still small); the rest keep their
 # order. Slowest first by the per-file sum of ``--durations`` in a full run (2026-12-05).
 _SLOWEST_FILES = (
@@ -77,7 +77,7 @@ def torch_threads(n: int):
 
 
 def pytest_configure(config):
-    """Threads (issue 42): CI runs three xdist workers on 2 cores. With torch at one thread per core in each,
+    """Threads (issue 42): CI runs two xdist workers on 2 cores. With torch at one thread per core in each,
     four busy-waiting OpenMP threads shared two cores and torch-heavy tests ran 10-20x slower than alone
     (test_voice_rate: 355 s in CI, 20 s alone; 20 Piper sentences: 3.0 s alone, 11.5 s each beside another
     such worker, 4.8 s at one thread each). torch gets one thread per worker, in process only:
