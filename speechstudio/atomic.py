@@ -158,10 +158,12 @@ def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True, mkdir: 
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
         mode = new_file_mode()
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    # The name is chosen before the file exists, so the ``finally`` below owns it from its creation on: an
+    # interrupt (Ctrl+C, SIGTERM raised as KeyboardInterrupt) landing inside ``tempfile.mkstemp`` after the
+    # file was made left the ``.part`` behind (a SIGTERM mid-audiobook, under load).
+    tmp = folder / f".{target.name}.{uuid.uuid4().hex[:16]}.part"   # 64 random bits: no other file's name
     try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         yield tmp
         with open(tmp, "rb+") as fh:        # the writer may have closed without fsync
             os.fsync(fh.fileno())

@@ -196,3 +196,24 @@ def test_voice_takes_go_through_atomic_path(tmp_path, monkeypatch):
     wav = recording._write_wav(tmp_path / "take.wav", np.zeros(1600, np.float32), 16000)
     assert calls == ["take.wav"]
     assert stat.S_IMODE(wav.stat().st_mode) == atomic.new_file_mode()
+
+
+def test_an_interrupt_just_after_the_temporary_file_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """A SIGTERM mid-audiobook (raised as KeyboardInterrupt) left ``.01 - Chapter 1.flac.*.part`` once in CI: it
+    landed inside ``tempfile.mkstemp`` after the file was made and before its name was returned."""
+    import os
+
+    real_close = os.close
+    calls = []
+
+    def interrupted(fd):  # the first close after the temporary file's creation
+        real_close(fd)
+        if not calls:
+            calls.append(fd)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "close", interrupted)
+    with pytest.raises(KeyboardInterrupt), atomic_path(tmp_path / "01 - Chapter 1.flac"):
+        pass
+    monkeypatch.undo()
+    assert calls and sorted(p.name for p in tmp_path.iterdir()) == []
