@@ -21,7 +21,7 @@ from speechstudio.transcript.display import align, cell_width, clusters, needs_s
 log = logging.getLogger(__name__)
 
 SUBTITLE_FORMATS = ("srt", "vtt", "ass")
-NO_SPEECH = "[no speech]"            # what the transcript and subtitles of a recording without speech say
+NO_SPEECH = "[no speech]"            # the one cue of the subtitles of a recording without speech
 # pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
 # literal backslash visible by putting an invisible WORD JOINER after it.
 _SSA_ESCAPE = re.compile(r"\\(?=[nNh])")

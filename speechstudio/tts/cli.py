@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sys
 import threading
@@ -212,7 +213,7 @@ def speak_command(args) -> int:
     from speechstudio.audio.encode import check_output_suffix
     from speechstudio.tts.output import write_raw, write_speech
     from speechstudio.tts.frontend.text import EmptyTextError, check_speakable
-    from speechstudio.tts.ssml import SsmlError, speech_parts, ssml_verdict
+    from speechstudio.tts.ssml import SsmlError, read_verdict, speech_parts, ssml_verdict
     from speechstudio.tts.textfile import iter_text_lines
     from speechstudio.tts.stream import stream_speech
 
@@ -230,10 +231,15 @@ def speak_command(args) -> int:
     source, total, where = _read_text_source(args)
     ssml = True if getattr(args, "ssml", False) else None
     try:  # empty text and SSML errors before the voice loads, naming the file (exit 2, as an unreadable file)
-        if ssml and args.file not in (None, "-") and ssml_verdict(
-                source if isinstance(source, str) else "".join(iter_text_lines(args.file))) is not True:
-            raise SsmlError("--ssml, but the file is not SSML (it does not start with <speak>); "
-                            "leave out --ssml to read it as text")
+        if ssml and args.file not in (None, "-"):
+            if isinstance(source, str):
+                verdict = ssml_verdict(source)
+            else:  # the file's first lines, read once: they go back in front of the rest
+                verdict, head = read_verdict(source)
+                source = itertools.chain(head, source)
+            if verdict is not True:
+                raise SsmlError("--ssml, but the file is not SSML (it does not start with <speak>); "
+                                "leave out --ssml to read it as text")
         if isinstance(source, str):
             check_speakable(source)
             if (ssml or ssml_verdict(source)) and not list(speech_parts(source, ssml=True)):

@@ -64,6 +64,20 @@ def ssml_verdict(text: str) -> bool | None:
     return False
 
 
+def read_verdict(lines: Iterator[str]) -> tuple[bool | None, list[str]]:
+    """:func:`ssml_verdict` of a document's first ``lines`` and the lines read: blank lines and the XML prolog, then
+    the first element decides (at most ``_MAX_PROLOG_CHARS`` read); the rest of ``lines`` is left unread."""
+    head: list[str] = []
+    verdict = None
+    for line in lines:
+        head.append(line)
+        seen = "".join(head)
+        verdict = ssml_verdict(seen)
+        if verdict is not None or len(seen) > _MAX_PROLOG_CHARS:
+            break
+    return verdict, head
+
+
 def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
                  ssml: bool | None = None) -> Iterator[SpeechPart]:
     """``SpeechPart``s of plain text (split lazily) or SSML (``ssml=None``: when it starts with ``<speak``;
@@ -72,14 +86,7 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
         verdict = ssml_verdict(text)
     else:
         lines = iter(text)
-        head: list[str] = []
-        verdict = None
-        for line in lines:  # blank lines and the XML prolog, then the first element decides
-            head.append(line)
-            seen = "".join(head)
-            verdict = ssml_verdict(seen)
-            if ssml is not None or verdict is not None or len(seen) > _MAX_PROLOG_CHARS:
-                break
+        verdict, head = read_verdict(lines) if ssml is None else (None, [])
         text = itertools.chain(head, lines)
     if ssml or (ssml is None and verdict is True):
         yield from parse_ssml(text if isinstance(text, str) else "".join(text), language, pause_s)
