@@ -15,12 +15,14 @@ from speechstudio import cli
 from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
 from speechstudio.asr.types import Recognizer
 from speechstudio.errors import UsageError
+from speechstudio.metrics import wer
 
 # A module fixture: a recogniser loads once per model settings (the load's arguments) and decodes each distinct
 # audio (the same samples, the same options) once. The CLI and the API on the Spanish file, and the file, float
 # array and int16 array of one clip, are each still read, resampled, routed and rendered by their own path; one
 # that fed other samples, options or model settings would get its own decoding and show in the comparison.
 from test_diarize import _one_decoding_per_audio  # noqa: E402,F401
+from test_languages import SENSE_TEXT, SENSE_WER  # noqa: E402
 
 
 def test_import_speechstudio_stays_light():
@@ -70,8 +72,8 @@ def test_api_array_input_matches_the_file(realspeech, home):
     from_file = list(from_file)
     audio = load_audio(path, 16000)
     from_array, info_array = speechstudio.transcribe(audio, device="cpu", allow_download=False)
-    assert list(from_array) == from_file and [s.text for s in from_file] == [
-        "Mr. John Dashwood had then leisure to consider how much there might be prudently in his power to do for them."]
+    assert list(from_array) == from_file
+    assert wer([SENSE_TEXT], [" ".join(s.text for s in from_file)]) <= SENSE_WER
     assert info_array.language == info_file.language == "en"
     assert info_array.model_id == "whisper-tiny.en" and info_array.duration_s == pytest.approx(7.1, abs=0.01)
     with pytest.raises(UsageError, match=r"shape \(n_samples,\) or \(n_samples, channels\)"):

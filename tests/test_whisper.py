@@ -57,7 +57,8 @@ def test_a_far_field_meeting_gives_the_same_words_on_every_run_with_or_without_s
     starts = [start for _, start, _ in runs[0]]
     assert starts == sorted(starts)
     inside = [text for text, start, _ in runs[0] if 9.2 < start < 20.3]
-    assert len(inside) >= 10 and "video" in inside, inside  # "... the same sort of video throughout"
+    # "... the same sort of video throughout" (Intel MKL), "... sort of, maybe on throughout." (oneDNN, AMD CPUs)
+    assert len(inside) >= 10 and "throughout" in normalize_text(" ".join(inside)).split(), inside
 
 
 def test_english_only_model_refuses_other_language(whisper):

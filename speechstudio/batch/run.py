@@ -253,7 +253,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
             fill(index + (2 * workers if pool is not None else 1))
             evs, todo, kept = channels.pop(index)
             for ev in evs:
-                if isinstance(ev, tuple) and halt.is_set():  # decoded, but cancelled before written
+                if halt.is_set() and (isinstance(ev, tuple) or ev.kind == "segment"):  # decoded after the cancel: not shown, not written
                     ev = BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
                 elif isinstance(ev, tuple):                 # (FileTranscript, seconds it took): write it
                     ev = write_outputs(item, index, ev[0], todo, request, time.perf_counter() - ev[1], kept, debug)
