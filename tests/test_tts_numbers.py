@@ -241,6 +241,12 @@ CASES = {
         ("Add 3/10 of a cup, 1/2 of it, 4 out of 5 on 10/10/2024.", ("Add three tenths of a cup, one half of it, four "
          "out of five on October tenth, twenty twenty four.")),
     ],
+    "date without a year": [  # was "ten out of ten", "five out of five", "twelve thirty firsts"
+        ("See you on 10/10, due 5/5.", "See you on October tenth, due May fifth."),
+        ("Open until 12/31 and since 1/2.", "Open until December thirty first and since January second."),
+        ("Cut by 1/3, from 1/2 to 3/4 cup; on 3/4 of days, a 10/10.", ("Cut by one third, from one half to three "
+         "quarters cup; on three quarters of days, a ten out of ten.")),
+    ],
     "thousands": [
         ("We sold 12,500 units.", "We sold twelve thousand, five hundred units."),
         ("A crowd of 3,000,000.", "A crowd of three million."),
@@ -263,6 +269,7 @@ def test_every_class_has_several_cases():
     ("10/11/12", "the tenth of November, twelve", "October eleventh, twelve"),
     ("12/25/2024", "December twenty fifth, twenty twenty four", "December twenty fifth, twenty twenty four"),
     ("2024-02-01", "February first, twenty twenty four", "February first, twenty twenty four"),
+    ("due 10/12", "due the tenth of December", "due October twelfth"),
 ])
 def test_date_order_follows_the_locale(text, gb, us):
     assert spell_numbers(text, "en-GB") == gb

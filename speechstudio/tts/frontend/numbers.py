@@ -150,6 +150,10 @@ _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "012345678
 _SUPERSCRIPT_RE = re.compile(r"([A-Za-z]+|[\d)])([⁻⁺]?(?:[⁰¹²³⁴⁵⁶⁷⁸⁹]+|ⁿ))")
 _IP_RE = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?::(\d{1,5}))?(?![\w]|\.\d)")
 _ISO_DATE_RE = re.compile(r"(?<![\w./-])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\w/-]|\.\d)")
+# A day and month without a year after a word that asks for a date ("on 10/10", "due 5/5", "until 12/31"); elsewhere
+# "10/10" is a score and "3/4" a fraction ("by" and "from" are left out: "cut by 1/3", "from 1/2 to 3/4 cup").
+_SHORT_DATE_RE = re.compile(r"(?i:\b(on|due|until|till|since|before|after|through|dated|starting|ending)\s+)"
+                            r"(\d{1,2})/(\d{1,2})(?![\w/]|[.,]?\d|\s+of\b)")
 _DATE_RE = re.compile(r"(?<![\w./-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\w/-]|\.\d)"
                       r"|(?<![\w./-])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\w]|\.\d)")
 _VERSION_RE = re.compile(r"(?<![\w.])(?:([vV])(\d+(?:\.\d+)+)|(\d+(?:\.\d+){2,}))(?![\w]|\.\d)")
@@ -314,8 +318,8 @@ def _fields_date(a: str, b: str, year: str, day_first: bool, sep: str) -> str:
         day_first = True
     day, month = (x, y) if day_first else (y, x)
     if not _valid(month, day):
-        return _fields(sep.join((a, b, year)), sep)
-    return date_words(int(year), month, day, day_first, year_text=year)
+        return _fields(sep.join((a, b, year)), sep) if year else f"{a}{sep}{b}"
+    return date_words(int(year) if year else None, month, day, day_first, year_text=year or None)
 
 
 def _fields(raw: str, sep: str) -> str:
@@ -523,6 +527,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                             text)
     text = _DATE_RE.sub(lambda m: _fields_date(m.group(1), m.group(3), m.group(4), day_first, m.group(2))
                         if m.group(1) else _fields_date(m.group(5), m.group(6), m.group(7), day_first, "."), text)
+    text = _SHORT_DATE_RE.sub(lambda m: f"{m.group(1)} {_fields_date(m.group(2), m.group(3), '', day_first, '/')}", text)
     text = _VERSION_RE.sub(lambda m: ("version " if m.group(1) else "") + " point ".join(
         cardinal(p) for p in (m.group(2) or m.group(3)).split(".")), text)
     text = _TWO_PART_VERSION_RE.sub(lambda m: f"{m.group(1)}{_n2w(int(m.group(2)))} point {_n2w(int(m.group(3)))}", text)
