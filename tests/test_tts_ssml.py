@@ -141,7 +141,7 @@ def test_unsupported_markup_is_named_once_and_its_text_read(tmp_path, capsys):
     parts = parse_ssml('<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">Hi '
                        '<prosody pitch="+10%" rate="fast">there</prosody>. <audio src="beep.wav">A beep.</audio> '
                        '<emphasis level="strong">Now</emphasis> <audio src="x.wav"/>.</speak>')
-    assert [p.text for p in parts] == ["Hi", "there", "A beep.", "Now."]
+    assert [p.text for p in parts] == ["Hi", "there.", "A beep.", "Now."]
     said = "SSML not supported, ignored (its text is read): <audio>, <emphasis>, <prosody pitch>"
     assert [p.warnings for p in parts] == [(said,), (), (), ()]
     assert [p.warnings for p in parse_ssml('<speak version="1.1" xml:lang="en-US">Plain <break time="1s"/> '
@@ -153,6 +153,22 @@ def test_unsupported_markup_is_named_once_and_its_text_read(tmp_path, capsys):
                  "--voice", str(joe.model_path()), "--out", str(tmp_path / "x.wav"), "--seed", "1"]) == 0
     warned = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
     assert warned == ["warning: SSML not supported, ignored (its text is read): <audio>, <prosody volume>"]
+
+
+def test_punctuation_after_a_rate_change_closes_its_words():
+    """The "!" after ``</prosody>`` was lost (a part of its own with nothing to say) and the "," began the next."""
+    parts = parse_ssml('<speak>Go <prosody rate="fast">now</prosody>! Say it <prosody rate="slow">slowly'
+                       '</prosody>, then <voice name="kim">stop</voice>...</speak>')
+    assert parts == [P("Go"), P("now!", 0.0, 1 / 1.55), P("Say it"), P("slowly,", 0.0, 1.5625), P("then"),
+                     P("stop...", 0.0, 1.0, "kim")]
+
+
+def test_an_unknown_say_as_is_read_as_text_with_the_warning():
+    parts = parse_ssml('<speak>At <say-as interpret-as="time">10:30</say-as>, '
+                       '<say-as interpret-as="cardinal">3</say-as> of <say-as interpret-as="unit">5kg</say-as>.</speak>')
+    assert [p.text for p in parts] == ["At 10:30, three of 5kg."]      # the normaliser reads what is left
+    assert parts[0].warnings == ('SSML not supported, ignored (its text is read): <say-as interpret-as="time">, '
+                                 '<say-as interpret-as="unit">',)
 
 
 def test_decoded_entities_are_read_with_their_symbols_words():

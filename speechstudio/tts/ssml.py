@@ -130,6 +130,10 @@ def _date(text: str, fmt: str | None, language: str) -> str | None:
                       year_text=year)
 
 
+#: The interpret-as values read; any other is read as text, with the warning of an ignored element.
+SAY_AS_READ = {"characters", "spell-out", "verbatim", "digits", "telephone", "date", "cardinal", "number", "ordinal"}
+
+
 def _say_as(kind: str, text: str, fmt: str | None, language: str) -> str | None:
     """Spoken form of ``text`` for ``interpret-as=kind``; None when the content does not fit."""
     raw = text.strip()
@@ -160,6 +164,10 @@ class _Builder:
 
     def text(self, s: str, key: tuple[float, str | None]) -> None:
         if key != self.key and "".join(self.buffer).strip():
+            closing = re.match(r"\s*[,.;:!?\u2026]+", s)   # "<prosody ...>now</prosody>!": the "!" ends "now"
+            if closing:
+                self.buffer.append(closing.group(0))
+                s = s[closing.end():]
             self.flush(0.0, False)
         self.key = key
         self.buffer.append(s)
@@ -270,6 +278,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
             if "interpret-as" not in attrs:
                 raise SsmlError(f"{where()}: <say-as> needs an interpret-as attribute")
             frame.update(capture=[], kind=attrs["interpret-as"].strip().lower(), format=attrs.get("format"))
+            if frame["kind"] not in SAY_AS_READ:
+                ignored.add(f"<say-as interpret-as=\"{frame['kind']}\">")
         stack.append(frame)
 
     def end(tag: str) -> None:
