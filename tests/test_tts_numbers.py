@@ -17,6 +17,9 @@ CASES = {
         ("Read Chapter IV before Part III.", "Read Chapter four before Part three."),
         ("Act I, Scene II of Super Bowl LVII.", "Act one, Scene two of Super Bowl fifty seven."),
         ("Malcolm X met Washington DC and I left.", "Malcolm X met Washington DC and I left."),
+        # an empty numeral read "zero" ("Mark zeroCuban"); the pronoun after a name was "the First"
+        ("Mark Cuban and Mark IV; Table Mountain.", "Mark Cuban and Mark four; Table Mountain."),
+        ("I told Peter I would come; Charles I of England.", "I told Peter I would come; Charles the First of England."),
     ],
     "identifier": [  # dialled and labelled numbers are names, not amounts
         ("Call 911 now.", "Call nine one one now."),
@@ -139,6 +142,10 @@ CASES = {
         ("The 2nd of Dec. 2024 and the 4th of Jan.", "The second of December, twenty twenty four and the fourth of "
          "January."),
         ("We met on 3 May. Then on 4 Jan.", "We met on the third of May. Then on the fourth of January."),
+        # a short word after the day was taken for a unit ("March fifteen was"); a unit still is not a day
+        ("March 15 was the deadline; Nov 5 saw fireworks.", "March fifteenth was the deadline; November fifth saw "
+         "fireworks."),
+        ("May 5 km on June 3 in Paris.", "May five kilometers on June third in Paris."),
     ],
     "punctuation after": [
         ("In 1984, things changed.", "In nineteen eighty four, things changed."),

@@ -21,6 +21,12 @@ def test_split_keeps_abbreviations_and_numbers():
         "The U.S. economy grew 3.2% in 2023.",
     ]
     assert list(iter_paragraph_sentences("Pres. Lincoln spoke. He left.")) == ["Pres. Lincoln spoke.", "He left."]
+    # a unit's dot before a lower-case word ended the sentence: "Heat 2 tbsp." / "oil in a skillet."
+    recipe = "Heat 2 tbsp. oil in a pan. Cook 5 min. or until golden. Rest 5 min. Then serve."
+    assert list(iter_paragraph_sentences(recipe)) == ["Heat 2 tbsp. oil in a pan.", "Cook 5 min. or until golden.",
+                                                      "Rest 5 min.", "Then serve."]
+    assert normalize_english(recipe) == ("Heat two tablespoons oil in a pan. Cook five minutes or until golden. "
+                                         "Rest five minutes. Then serve.")
 
 
 def test_paragraph_break_ends_sentence_and_symbol_lines_dropped():

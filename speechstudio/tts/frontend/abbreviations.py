@@ -61,8 +61,14 @@ _SENTENCE_STARTS = frozenset(
     "What Why How Who Where Which Some All No Not One Each Every".split())
 
 
+# A unit's dot after a number before a lower-case word ("2 tbsp. oil", "5 min. or until golden") ends no sentence.
+_UNIT_DOT_RE = re.compile(r"(?<=\d)(\s?(?:tbsp|tsp|oz|lbs?|min|mins|hrs?|secs?|ft|yds?|mi|pts?|qts?|gal|doz|pkg|approx))"
+                          r"\.(?=\s+[a-z])")
+
+
 def protect(text: str) -> str:
     """``text`` with the dot of every abbreviation that does not end its sentence hidden (module docstring)."""
+    text = _UNIT_DOT_RE.sub(lambda m: m.group(1) + _HIDDEN_DOT, text)
 
     def hide(m: re.Match) -> str:
         word, following = m.group(1).lower(), m.group(2)
@@ -86,6 +92,7 @@ def _final_dot(m: re.Match) -> str:
 def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
     """Read the abbreviations and initials of one sentence (module docstring for the two passes)."""
     if before_numbers:
+        text = _UNIT_DOT_RE.sub(r"\1", text)         # "2 tbsp. oil": the numbers read "2 tbsp"
         text = _REF_RE.sub(lambda m: m.group(0) if m.group(1) == "C" else  # "vitamin C. 3 tablets"
                            REFERENCE_ABBREVIATIONS[m.group(1).lower()] + " ", text)
         text = _WEEKDAY_RE.sub(lambda m: re.sub(r"\s?[-–—]\s?", " to ", re.sub(

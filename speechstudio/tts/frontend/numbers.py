@@ -467,6 +467,8 @@ def _regnal(m: re.Match) -> str:
     name, numeral = m.groups()
     if name in _NOT_A_NAME or not re.fullmatch(_ROMAN, numeral) or (len(numeral) == 1 and name not in REGNAL_NAMES):
         return m.group(0)
+    if numeral == "I" and re.match(r"\s+(?!of\b|and\b)[a-z]", m.string[m.end():]):
+        return m.group(0)   # the pronoun: "I told Peter I would come" ("Charles I of England", "Charles I and II")
     value = _roman_value(numeral)
     return f"{name} the {ordinal(value).title()}" if value < 40 else m.group(0)
 
@@ -478,7 +480,9 @@ def read_roman_numerals(text: str) -> str:
     after ``REGNAL_NAMES``, so "Malcolm X" and "Windows X" stay). Other capitals stay as written."""
     if not re.search(r"[IVXLCDM]", text):
         return text
-    text = _COUNTED_ROMAN_RE.sub(lambda m: m.group(1) + _n2w(_roman_value(m.group(2))), text)
+    # (an empty numeral is no numeral: "Mark Cuban", "Table Mountain" read "zero")
+    text = _COUNTED_ROMAN_RE.sub(lambda m: m.group(1) + _n2w(_roman_value(m.group(2))) if m.group(2) else m.group(0),
+                                 text)
     return _REGNAL_RE.sub(_regnal, text)
 
 
@@ -569,8 +573,9 @@ _MONTH = (r"(" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True))
           + r")(?:(?:(?<=[A-Z][a-z]{2})(?<!May)|(?<=Sept))\.(?!\s*$))?")
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(\d{4})(?![\d:]))?"
-# After the day: not a digit, unit letter, time or decimal ("May 5 km", "June 3:30", "June 3.5").
-_END = r"(?![\d:]|\.\d|\s?(?:%|[a-zA-Z]{1,3}\b(?<!\bof)(?<!\bon)(?<!\bat)(?<!\bin)(?<!\bto)(?<!\band)(?<!\bor)))"
+# After the day: not a digit, unit, time or decimal ("May 5 km", "June 3:30", "June 3.5"); a short word is no unit
+# ("March 15 was", "June 3 is").
+_END = r"(?![\d:]|\.\d|\s?(?:%|" + _UNIT + "))"
 _MONTH_DAY_RE = re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r"\b" + _END + _YEAR)
 _DAY_MONTH_RE = re.compile(r"(?<![\w.,/$£€¥-])" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
 
