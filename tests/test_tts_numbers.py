@@ -102,6 +102,11 @@ CASES = {
         ("It ends at 23:59:59.", "It ends at twenty three fifty nine and fifty nine seconds."),
         ("At 09:05:01 and 10:30.", "At nine oh five and one second and ten thirty."),
         ("They won 3:1 on a 16:9 screen.", "They won three to one on a sixteen to nine screen."),
+        # a duration was a clock ("two o'clock and thirty five seconds"); "seventeen o'clock", "three o'clock PM"
+        ("The record is 2:00:35; it runs 0:03:45.", ("The record is two hours and thirty five seconds; it runs three "
+         "minutes and forty five seconds.")),
+        ("Open 9:00 to 17:00, from 3:00 PM.", "Open nine o'clock to seventeen hundred, from three PM."),
+        ("It took 1h 30m.", "It took one hour thirty minutes."),                  # was "thirty meters"
         ("Read John 3:16.", "Read John three, sixteen."),
     ],
     "symbols between numbers": [  # were left as "six'two\"", "ten*three", "mc^two"
@@ -245,6 +250,8 @@ CASES = {
          "five.")),
         ("Rated 9/10; 9/10 dentists; it scored 95/100.", ("Rated nine out of ten; nine out of ten dentists; it scored "
          "ninety five out of one hundred.")),
+        ("A 50/50 chance, the 80/20 rule; he got 9/10.", ("A fifty fifty chance, the eighty twenty rule; he got nine "
+         "out of ten.")),                               # was "fifty fiftieths", "eighty twentieths", "nine tenths"
         ("Add 3/10 of a cup, 1/2 of it, 4 out of 5 on 10/10/2024.", ("Add three tenths of a cup, one half of it, four "
          "out of five on October tenth, twenty twenty four.")),
     ],
@@ -253,6 +260,13 @@ CASES = {
         ("Open until 12/31 and since 1/2.", "Open until December thirty first and since January second."),
         ("Cut by 1/3, from 1/2 to 3/4 cup; on 3/4 of days, a 10/10.", ("Cut by one third, from one half to three "
          "quarters cup; on three quarters of days, a ten out of ten.")),
+    ],
+    "arithmetic and money ranges": [  # the minus was silent, "/" said "slash", "ten dollars-twenty dollars"
+        ("We know that 10 - 3 = 7 and 8 / 2 = 4.", "We know that ten minus three equals seven and eight divided by two "
+         "equals four."),
+        ("Prices range from $10-$20 or £5 – £8.", "Prices range from ten dollars to twenty dollars or five pounds to "
+         "eight pounds."),
+        ("Pages 3-5 and 10 - 20.", "Pages three to five and ten - twenty."),   # no "=": a spaced dash stays a pause
     ],
     "thousands": [
         ("We sold 12,500 units.", "We sold twelve thousand, five hundred units."),

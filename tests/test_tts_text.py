@@ -25,6 +25,8 @@ def test_split_keeps_abbreviations_and_numbers():
     recipe = "Heat 2 tbsp. oil in a pan. Cook 5 min. or until golden. Rest 5 min. Then serve."
     assert list(iter_paragraph_sentences(recipe)) == ["Heat 2 tbsp. oil in a pan.", "Cook 5 min. or until golden.",
                                                       "Rest 5 min.", "Then serve."]
+    assert normalize_english("Go to Elm Dr. today, 10 Downing St, London. Dr. Smith and St Paul.") == (
+        "Go to Elm drive today, ten Downing street, London. doctor Smith and St Paul.")   # was "Elm doctor"
     assert normalize_english(recipe) == ("Heat two tablespoons oil in a pan. Cook five minutes or until golden. "
                                          "Rest five minutes. Then serve.")
 

@@ -53,6 +53,9 @@ _WEEKDAY_RE = re.compile(rf"{_DAY}(?:(?:\s?[-–—]\s?|,\s*|,?\s+(?:to|through|
 # "St." before a capitalised name is "Saint" ("St. Louis"), otherwise "street" ("Main St.").
 _SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
 _STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
+# After a street's name (a capitalised word not first in its sentence), not before a name: "Elm Dr. today",
+# "Downing St, London" (Drive, Street); "Dr. Smith", "St Paul" stay doctor and saint.
+_ROAD_RE = re.compile(r"(?<=\S )([A-Z][a-z]+ )(?:(Dr)\.(?!\s+[A-Z])|(St)(?=[,;]|$))")
 # An initial: one capital letter and a dot, then a capitalised word or another initial.
 _INITIAL_RE = re.compile(r"(?<![\w.])([A-Z])\.(?=\s+[A-Z])")
 _SENTENCE_STARTS = frozenset(
@@ -99,6 +102,7 @@ def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
             r"\b([A-Z][a-z]+)\.?", lambda d: _WEEKDAYS.get(d[1], d[0]), m.group(0))), text)
         return _ET_AL_RE.sub(lambda m: "et al" + _final_dot(m), text)
     text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
+    text = _ROAD_RE.sub(lambda m: m.group(1) + ("drive" + _final_dot(m) if m.group(2) else "street"), text)
     text = _ABBR_RE.sub(lambda m: ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
     return _INITIAL_RE.sub(_initial, text)
 

@@ -188,7 +188,7 @@ _SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(
 _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
 _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+(?:\.\d+)?)/(\d+)(?![\w/]|\.\d)")
 # A score out of 5, 10 or 100 ("3.5/5", "10/10", "rated 9/10", "9/10 dentists"), not a fraction ("3/10 of a mile").
-_SCORE_BEFORE_RE = re.compile(r"(?i:\b(?:rated?|rating|scored?|scores|grade|review|verdict|give|gave|gives)\b"
+_SCORE_BEFORE_RE = re.compile(r"(?i:\b(?:rated?|rating|scored?|scores|grade|review|verdict|give|gave|gives|got|gets)\b"
                               r"\D{0,12})$")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 # Decades: "1990s", "1950's", "'80s"; "the 50s and 60s", "her 30s" (a bare "50s" is fifty seconds).
@@ -199,6 +199,9 @@ _ERA_RE = re.compile(r"(?<![\w.,])(\d{1,4})\s?(BCE|BC|AD|CE|B\.C\.E\.|B\.C\.|A\.
                      r"|\b(AD|A\.D\.)\s?(\d{1,4})(?![\w.,]?\d)")
 _NUMBER_RE = re.compile(r"(?:(?<![\w.,])[-−+])?(?<![\d.])(?:" + _NUM + r"|\.\d+)(?![\d])")
 
+# "$10-$20", "£5 – £8": the dash is "to" (the amounts are read after).
+_MONEY_RANGE_RE = re.compile(r"(?<![\w.])([$£€¥]\d[\d,]*(?:\.\d+)?)\s?[-–—]\s?(?=[$£€¥]\d)")
+_ARITHMETIC_RE = re.compile(r"(?<=\d)\s+([-−–/])\s+(?=[-−]?\d)")
 # Roman numerals: a strict numeral (no "IIII", "IC"), upper case only.
 _ROMAN = r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _ROMAN_VALUE = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
@@ -386,6 +389,8 @@ _NAME_FOLLOWS_RE = re.compile(r"\s+[A-Z][a-z]")
 
 def _unit(m: re.Match) -> str:
     number, unit = m.group(1), m.group(2)
+    if unit == "m" and re.search(r"\d\s?(?:h|hrs?|hours?)\s*$", m.string[:m.start()]):
+        return f"{cardinal(number)} minute{'' if number == '1' else 's'}"    # "1h 30m"
     if unit in GLUED_ONLY_UNITS and m.group(0)[len(number)].isspace():
         return f"{cardinal(number)} {unit}"
     if unit in GLUED_ONLY_UNITS and number.isdigit() and _NAME_FOLLOWS_RE.match(m.string, m.end()):
@@ -397,17 +402,24 @@ def _time(m: re.Match) -> str:
     hours, minutes = int(m.group(1)), m.group(2)
     if hours > 24 or int(minutes) > 59:
         return f"{cardinal(m.group(1))} {cardinal(minutes)}"
+    if minutes == "00" and hours > 12:
+        return f"{_n2w(hours)} hundred"     # "17:00": seventeen hundred, not "seventeen o'clock"
     if minutes == "00":
-        return f"{_n2w(hours)} o'clock"
+        return _n2w(hours) + ("" if re.match(r"\s?[AaPp]\.?[Mm]\b", m.string[m.end():]) else " o'clock")
     return f"{_n2w(hours)} " + ("oh " if minutes[0] == "0" else "") + _n2w(int(minutes))
 
 
 def _time_with_seconds(m: re.Match) -> str:
-    """"23:59:59" -> "twenty three fifty nine and fifty nine seconds"; not a clock: a ratio."""
+    """"at 23:59:59" -> "twenty three fifty nine and fifty nine seconds" (a clock after "at", "ends at", ...);
+    elsewhere a duration: "2:00:35" -> "two hours and thirty five seconds"; not a time: a ratio."""
     if int(m.group(1)) > 24 or int(m.group(2)) > 59 or int(m.group(3)) > 59:
         return _ratio(m)
     seconds = int(m.group(3))
-    return f"{_time(m)} and {_n2w(seconds)} second{'' if seconds == 1 else 's'}"
+    if re.search(r"(?i:\b(?:at|until|till|from|by|since)\s+)$", m.string[:m.start()]):
+        return f"{_time(m)} and {_n2w(seconds)} second{'' if seconds == 1 else 's'}"
+    parts = [f"{_n2w(int(v))} {unit}{'' if int(v) == 1 else 's'}" for v, unit in zip(m.groups(), ("hour", "minute",
+                                                                                                    "second")) if int(v)]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else (parts or ["zero seconds"])[0]
 
 
 def _ratio(m: re.Match) -> str:
@@ -439,6 +451,9 @@ def _fraction(m: re.Match) -> str:
     num, den = float(num_s), int(den_s)
     if (num_s, den_s) == ("24", "7"):
         return "twenty four seven"  # "open 24/7"
+    if not whole and num_s.isdigit() and num + den == 100 and num % 10 == den % 10 == 0 and not re.match(
+            r"\s+of\b", m.string[m.end():]):
+        return f"{cardinal(num_s)} {cardinal(den_s)}"  # a split: "a 50/50 chance", "the 80/20 rule"
     if not whole and den in (5, 10, 100) and not re.match(r"\s+of\b", m.string[m.end():]) and (
             "." in num_s or num >= den or _COUNT_AFTER_RE.match(m.string, m.end())
             or _SCORE_BEFORE_RE.search(m.string, 0, m.start())):
@@ -519,6 +534,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                                       f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
         text = _POWER_RE.sub(_power, text)
     text = _TIMES_RE.sub(" times ", text)
+    if "=" in text:                     # arithmetic: "10 - 3 = 7", "8 / 2 = 4" (a spaced dash elsewhere is a pause)
+        text = _ARITHMETIC_RE.sub(lambda m: " minus " if m.group(1) in "-−–" else " divided by ", text)
     text = _PER_RE.sub(lambda m: f"{m.group(1)} per {UNITS[m.group(2)][0] if m.group(2) in UNITS else m.group(2)}",
                        text)
     text = re.sub(r"(?<![\w~/])~\s?(?=[-+]?[$£€¥]?\.?\d)", "about ", text)  # "~50": not "tilde fifty"
@@ -543,6 +560,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _EMERGENCY_RE.sub(lambda m: digits_words(m.group(0)), text)
     text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
     text = _LABELLED_RE.sub(lambda m: m.group(1) + identifier_words(m.group(2)), text)
+    text = _MONEY_RANGE_RE.sub(r"\1 to ", text)
     text = _CURRENCY_RE.sub(_currency, text)
     text = _SCALE_RE.sub(lambda m: f"{cardinal(m.group(1))} {_SCALES[m.group(2)]}" if "." in m.group(1) or len(
         m.group(2)) > 1 or _COUNT_AFTER_RE.match(m.string, m.end()) else m.group(0), text)
