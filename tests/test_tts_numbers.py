@@ -35,6 +35,8 @@ CASES = {
         ("He paid 1984 dollars.", "He paid one thousand, nine hundred and eighty four dollars."),
         ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
         ("A 512B file.", "A five hundred and twelve bytes file."),
+        ("There were 1984 people and 1350 men.", ("There were one thousand, nine hundred and eighty four people and "
+         "one thousand, three hundred and fifty men.")),      # a plural without -s: was "nineteen eighty four people"
     ],
     "time and kitchen units": [  # espeak said "secs" /sˈɛks/, "mins" /mˈɪnz/, "wks" "double-u kay ess", "yrs" /ɚz/
         ("It took 2 wks, 3 hrs, 5 mins and 10 secs.", "It took two weeks, three hours, five minutes and ten seconds."),

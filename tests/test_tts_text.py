@@ -27,6 +27,9 @@ def test_split_keeps_abbreviations_and_numbers():
                                                       "Rest 5 min.", "Then serve."]
     assert normalize_english("Go to Elm Dr. today, 10 Downing St, London. Dr. Smith and St Paul.") == (
         "Go to Elm drive today, ten Downing street, London. doctor Smith and St Paul.")   # was "Elm doctor"
+    # Markdown emphasis pasted as text was read "asterisk asterisk important colon asterisk asterisk"
+    assert normalize_english("**Important:** read the _docs_ first, *really*; my_var stays.") == (
+        "Important: read the docs first, really; my_var stays.")
     assert normalize_english(recipe) == ("Heat two tablespoons oil in a pan. Cook five minutes or until golden. "
                                          "Rest five minutes. Then serve.")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from speechstudio.tts.epub import read_epub
-from speechstudio.tts.frontend.markup import html_to_text
+from speechstudio.tts.frontend.markup import drop_emphasis, html_to_text
 from speechstudio.tts.frontend.text import has_speakable
 from speechstudio.tts.textfile import DocumentError, read_text_file
 
@@ -219,8 +219,7 @@ def markdown_to_text(md: str) -> str:
     md = re.sub(r"^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+", "", md, flags=re.MULTILINE)  # list markers
     md = re.sub(r"^[ \t]{0,3}>[ \t]?", "", md, flags=re.MULTILINE)  # block quotes
     md = re.sub(r"^[ \t]*(?:[-*_][ \t]*){3,}$", "", md, flags=re.MULTILINE)  # rules
-    md = re.sub(r"(?<!\\)(\*\*|__)(.+?)\1", r"\2", md)
-    md = re.sub(r"(?<![\w*\\])([*_])(?!\s)(.+?)(?<![\s\\])\1(?![\w*])", r"\2", md)
+    md = drop_emphasis(md)
     md = re.sub(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$", "", md, flags=re.MULTILINE)  # table rules
     md = re.sub(r"^[ \t]*\|[ \t]*(.*?)[ \t]*\|?[ \t]*$", r"\1", md, flags=re.MULTILINE)  # a row's outer pipes
     md = re.sub(r"[ \t]*(?<!\\)\|[ \t]*", ", ", md)  # cells

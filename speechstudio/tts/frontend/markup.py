@@ -50,3 +50,13 @@ def html_to_text(text: str, strip: bool = True) -> str:
     # Blank lines the tags left: at most one in a row, none at the ends; spaces before a break go.
     text = re.sub(r"[ \t]*\n(?:[ \t]*\n)+[ \t]*", "\n\n", text)
     return text.strip("\n") if strip else text
+
+
+_STRONG_RE = re.compile(r"(?<!\\)(\*\*|__)(.+?)\1")
+_EMPHASIS_RE = re.compile(r"(?<![\w*\\])([*_])(?!\s)(.+?)(?<![\s\\])\1(?![\w*])")
+
+
+def drop_emphasis(text: str) -> str:
+    """Markdown emphasis around words dropped: ``**bold**``, ``__bold__``, ``*it*``, ``_it_`` -> the words (a
+    ``*`` or ``_`` inside a word, ``snake_case``, stays)."""
+    return _EMPHASIS_RE.sub(r"\2", _STRONG_RE.sub(r"\2", text))

@@ -257,8 +257,8 @@ _TWO_PART_VERSION_RE = re.compile(r"\b((?:" + _VERSIONED + r")\s+)(\d+)\.(\d+)(?
 _YEAR_BEFORE = frozenset("in since until till by of from year years before after circa during around "
                          "summer winter spring autumn fall early late mid".split())
 _EARLY_YEAR_BEFORE = frozenset({"in", "since", "until", "till", "year", "circa", "during"})
-_COUNT_AFTER_RE = re.compile(r"\s+(?!(?:is|was|has|does|as|us|this|its|his|hers|yes|thus|plus|minus|versus)\b)"
-                             r"[a-z]{2,}(?<!ss)s\b")
+_COUNT_AFTER_RE = re.compile(r"\s+(?:(?!(?:is|was|has|does|as|us|this|its|his|hers|yes|thus|plus|minus|versus)\b)"
+                             r"[a-z]{2,}(?<!ss)s|people|men|women|children|feet|teeth|mice|geese|sheep|deer|cattle)\b")
 
 
 def _sci(m: re.Match) -> str:

@@ -12,7 +12,7 @@ from speechstudio.errors import SpeechStudioError
 from speechstudio.tts.frontend import abbreviations, codes
 from speechstudio.tts.frontend.abbreviations import expand_abbreviations
 from speechstudio.tts.frontend.codes import read_codes
-from speechstudio.tts.frontend.markup import has_markup, html_to_text
+from speechstudio.tts.frontend.markup import drop_emphasis, has_markup, html_to_text
 from speechstudio.tts.frontend.numbers import join_digit_groups, read_month_dates, spell_numbers, superscript_powers
 from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible
 
@@ -250,7 +250,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     text = unicodedata.normalize("NFKC", superscript_powers(join_digit_groups(text))).replace("\u2044", "/")
     # "..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."
     text = _ELLIPSIS_RE.sub(lambda m: ", " if m.string[m.end():].strip() else ".", text.translate(_QUOTES))
-    text = read_codes(read_hashes(text))
+    text = read_codes(read_hashes(drop_emphasis(text) if "*" in text or "_" in text else text))
     text = read_month_dates(expand_abbreviations(text, before_numbers=True))
     text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
     text = expand_abbreviations(text)
