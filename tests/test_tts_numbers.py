@@ -23,6 +23,11 @@ CASES = {
     ],
     "identifier": [  # dialled and labelled numbers are names, not amounts
         ("Call 911 now.", "Call nine one one now."),
+        # were "four hundred and eighty two thousand ...", "sixty two thousand, seven hundred and four"
+        ("Your code is 482913; the account is 3000 short.", ("Your code is four eight two nine one three; the account "
+         "is three thousand short.")),
+        ("Springfield, IL 62704 or DC 20500-0003.", ("Springfield, IL six two seven zero four or DC two zero five zero "
+         "zero zero zero zero three.")),
         ("Dial 999 or extension 4021.", "Dial nine nine nine or extension four zero two one."),
         ("Room 101 and gate 7.", "Room one oh one and gate seven."),
         ("Flight 1549 and flight 370.", "Flight fifteen forty nine and flight three seventy."),

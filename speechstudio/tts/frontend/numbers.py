@@ -233,8 +233,12 @@ _LABELLED_RE = re.compile(r"\b((?i:" + LABEL_WORDS + r")\.?\s+(?i:no\.?\s*|numbe
                           r"(?![\w,.:/-]?\d|\w|\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
 # Numbers dialled or keyed in, read digit by digit ("call 911", "extension 4021", "PIN 8765").
 _DIALLED_RE = re.compile(r"\b((?i:call|dial|dialled|dialed|ring|phone|text|ext\.?|extension|pin|passcode|code"
-                         r"|account|zip(?:\s+code)?|postcode|serial|id)\s+(?i:no\.?\s*|number\s+|#\s*)?)(\d{3,})"
-                         r"(?![\w,.:/-]?\d|\w)")
+                         r"|account|zip(?:\s+code)?|postcode|serial|id)\s+(?i:no\.?\s*|number\s+|#\s*)?"
+                         r"|(?i:code|pin|passcode|zip(?:\s+code)?|postcode|serial number|extension)(?:\s+is|:)\s+)"
+                         r"(\d{3,})(?![\w,.:/-]?\d|\w)")
+# A US ZIP code after its state's two letters ("Springfield, IL 62704", "DC 20500-0003"): digit by digit.
+_ZIP_RE = re.compile(r"\b((?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]"
+                     r"|T[NX]|UT|V[AT]|W[AIVY]),?\s+)(\d{5})(?:-(\d{4}))?(?![\w-])")
 # Three or more hyphen-joined groups are a code, never a range: "978-3-16-148410-0", "3-4-3", "1-800-FLOWERS".
 _DIGIT_GROUPS_RE = re.compile(r"(?<![\w.,/-])(\d+(?:-\d+){2,}|\d+-\d+-[A-Z]{2,}\b)(?![\w.,/]?\d|-\w)")
 _BOOK_CODE_RE = re.compile(r"\b((?:ISBN|ISSN|EAN|UPC|GTIN)(?:-1[03])?:?\s*)(\d[\d -]*\d(?:[ -]?X)?)\b")
@@ -559,6 +563,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _PHONE_RE.sub(_phone, text)
     text = _EMERGENCY_RE.sub(lambda m: digits_words(m.group(0)), text)
     text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
+    text = _ZIP_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)) + (f" {digits_words(m.group(3))}"
+                                                                          if m.group(3) else ""), text)
     text = _LABELLED_RE.sub(lambda m: m.group(1) + identifier_words(m.group(2)), text)
     text = _MONEY_RANGE_RE.sub(r"\1 to ", text)
     text = _CURRENCY_RE.sub(_currency, text)
