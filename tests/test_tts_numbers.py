@@ -154,6 +154,10 @@ CASES = {
         ("The 2nd of Dec. 2024 and the 4th of Jan.", "The second of December, twenty twenty four and the fourth of "
          "January."),
         ("We met on 3 May. Then on 4 Jan.", "We met on the third of May. Then on the fourth of January."),
+        # ISO date and time: was "two thousand and twenty four to zero three-fifteen T ten:thirty:zero zero Z"
+        ("Logged 2024-03-15T10:30:00Z, sent 2024-03-15 09:05:12+05:30.", ("Logged March fifteenth, twenty twenty four, "
+         "at ten thirty UTC, sent March fifteenth, twenty twenty four, at nine oh five and twelve seconds UTC plus "
+         "five thirty.")),
         # a short word after the day was taken for a unit ("March fifteen was"); a unit still is not a day
         ("March 15 was the deadline; Nov 5 saw fireworks.", "March fifteenth was the deadline; November fifth saw "
          "fireworks."),

@@ -30,7 +30,7 @@ _FILE_RE = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:txt|md|py|json|csv|tsv|pdf|doc
                       r"|bat|cpp|rs|go|java|log|xml|epub|onnx|bin)\b")
 # A code: letters and digits only, at least one of each, not inside a longer word or number, not
 # an amount ("$5M": numbers.py).
-_CODE_RE = re.compile(r"(?<![\w.\-/$£€¥])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w/]|\.\w|-\w)")
+_CODE_RE = re.compile(r"(?<![\w.\-/$£€¥:])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w/]|\.\w|-\w)")
 _LABELLED_RE = re.compile(r"\b(?:" + LABEL_WORDS + r")\.?\s+(?:no\.?\s*|number\s+|#\s*)?(\d{1,5})([A-Za-z])\b", re.IGNORECASE)
 # Unit letters and suffixes a number keeps ("5m", "4th", "10am"): numbers.py reads those.
 _NOT_CODE_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm|[kKMGTP]?B|[kKMG]?Hz|[kmcµnu]?[mgsLlVWA]|[km]m|x|X|h|d|y"

@@ -149,6 +149,9 @@ _POWER_RE = re.compile(r"(\b[A-Za-z]{1,3})?\s?\^\s?([-−]?\d+(?:\.\d+)?|[A-Za-z
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
 _SUPERSCRIPT_RE = re.compile(r"([A-Za-z]+|[\d)])([⁻⁺]?(?:[⁰¹²³⁴⁵⁶⁷⁸⁹]+|ⁿ))")
 _IP_RE = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?::(\d{1,5}))?(?![\w]|\.\d)")
+# ISO 8601 date and time ("2024-03-15T10:30:00Z", "2024-03-15 10:30+02:00"): the date, "at" the clock, the zone.
+_ISO_DATETIME_RE = re.compile(r"(?<![\w./-])(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?"
+                              r"(Z|[+-]\d{2}:?\d{2})?(?![\w:])")
 _ISO_DATE_RE = re.compile(r"(?<![\w./-])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\w/-]|\.\d)")
 # A day and month without a year after a word that asks for a date ("on 10/10", "due 5/5", "until 12/31"); elsewhere
 # "10/10" is a score and "3/4" a fraction ("by" and "from" are left out: "cut by 1/3", "from 1/2 to 3/4 cup").
@@ -315,6 +318,19 @@ def _ip(m: re.Match) -> str:
         return " point ".join(cardinal(p) for p in parts)  # not an address: a dotted number list
     spoken = " dot ".join(digits_words(p) for p in parts)
     return spoken + (f" port {cardinal(m.group(2))}" if m.group(2) else "")
+
+
+def _iso_datetime(m: re.Match) -> str:
+    year, month, day, hours, minutes, seconds, zone = m.groups()
+    if not _valid(int(month), int(day)) or int(hours) > 23 or int(minutes) > 59:
+        return m.group(0)
+    clock = f"{hours}:{minutes}" + (f":{seconds}" if seconds and seconds != "00" else "")  # read by the times after
+    if zone and zone != "Z" and zone[1:].replace(":", "") != "0000":
+        h, mins = int(zone[1:3]), int(zone[-2:])
+        zone = f" UTC {'plus' if zone[0] == '+' else 'minus'} {_n2w(h)}" + (f" {_n2w(mins)}" if mins else "")
+    elif zone:
+        zone = " UTC"
+    return f"{date_words(int(year), int(month), int(day))}, at {clock}{zone or ''}"
 
 
 def _fields_date(a: str, b: str, year: str, day_first: bool, sep: str) -> str:
@@ -547,6 +563,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _FEET_INCHES_RE.sub(lambda m: f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}", text)
     text = _INCHES_RE.sub(_inches, text)
     text = _IP_RE.sub(_ip, text)
+    text = _ISO_DATETIME_RE.sub(_iso_datetime, text)
     text = _ISO_DATE_RE.sub(lambda m: date_words(int(m.group(1)), int(m.group(3)), int(m.group(4)))
                             if _valid(int(m.group(3)), int(m.group(4))) else _fields(m.group(0), m.group(2)),
                             text)
