@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -325,6 +326,24 @@ def test_same_name_from_two_folders_into_one_output_dir(tmp_path, realspeech, ti
     durations = sorted(json.loads(p.read_text())["audio_duration_s"] for p in out.glob("*.json"))
     assert sorted(p.name for p in out.glob("*.json")) == ["a_x.wav.json", "b_x.wav.json"]
     assert durations == [2.87, 3.502]
+
+
+def test_a_name_too_long_for_its_outputs_is_shortened_and_the_batch_goes_on(tmp_path, realspeech, tiny_w2v_dir, capsys,
+                                                                              home):
+    """A 255-byte input name ("y" * 251 + ".wav"; a video title of 85 Japanese characters) made ".json" one byte
+    too many: "unexpected error: OSError: [Errno 36] File name too long" and nothing transcribed."""
+    long = "y" * 251 + ".wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / long)
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", tmp_path / "ok.wav")
+    argv = ["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "srt,json", "-q"]
+    code, _, err = run(argv, capsys)
+    assert code == 0 and "Summary: 2 done, 0 skipped, 0 failed" in err
+    made = sorted((p.name for p in tmp_path.iterdir() if p.name.startswith("y") and p.name != long), key=len)
+    assert made[0] == "y" * 251 + ".srt" and re.fullmatch("y{241}~[0-9a-f]{8}[.]json", made[1])  # 255 bytes each
+    assert json.loads((tmp_path / made[1]).read_text())["audio_duration_s"] == 2.87
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # no .part left
+    code, _, err = run(argv, capsys)
+    assert code == 0 and "Summary: 0 done, 2 skipped" in err                     # the same names on a rerun
 
 
 def test_raw_format_applies_to_raw_files_only(tmp_path, realspeech, tiny_w2v_dir, capsys, home):

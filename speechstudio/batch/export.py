@@ -2,6 +2,7 @@
 :func:`speechstudio.transcript.model.transcript_dict`), written atomically, and where their files go."""
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -36,6 +37,23 @@ def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(chosen)
 
 
+#: The longest file name most file systems take, in bytes (ext4, XFS, Btrfs: 255 bytes; NTFS, APFS: 255 characters).
+NAME_MAX = 255
+
+
+def fit_name(name: str) -> str:
+    """``name`` itself, or when over :data:`NAME_MAX` bytes its stem cut (on a character) and an 8-hex digest of
+    the whole name added before the extension: ``<first bytes>~1a2b3c4d.srt``, the same on every run (a
+    downloaded video's title of 85 Japanese characters is 255 bytes before ``.srt``)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= NAME_MAX:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    tail = f"~{hashlib.sha1(raw).hexdigest()[:8]}{dot}{ext}"
+    keep = stem.encode("utf-8", "surrogateescape")[: NAME_MAX - len(tail.encode("utf-8", "surrogateescape"))]
+    return keep.decode("utf-8", "ignore") + tail
+
+
 def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | os.PathLike[str] | None = None,
                 output_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where the ``fmt`` transcript of ``input_path`` goes: the last extension replaced (``talk.v2.mp3`` ->
@@ -46,6 +64,7 @@ def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | 
     name = f"{src.stem}.{fmt}" if src.suffix else f"{src.name}.{fmt}"
     if name == src.name:
         name = f"{src.name}.{fmt}"
+    name = fit_name(name)
     if output_dir is None:
         return src.with_name(name)
     out = Path(output_dir)

@@ -324,7 +324,7 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
             full = f"{it.path.parent.name or 'root'}_{full}"
         if level >= 3:
             full = f"{full}~{level - 1}"
-        return base.with_name(f"{full}.{fmt}")
+        return base.with_name(export.fit_name(f"{full}.{fmt}"))
 
     levels = [0] * len(items)
     pinned: set[int] = set()
