@@ -424,12 +424,27 @@ def _readable(cues: list[Cue], min_ms: int, gap: int, limit: int | None) -> list
         if cue.end_ms - cue.start_ms < min_ms:      # the cues it pushes keep up to min_ms each before the end
             keep = sum(gap + min(min_ms, c.end_ms - c.start_ms) for c in after
                        if c.start_ms < cue.start_ms + min_ms + gap)
-            cue.end_ms = edge = int(min(cue.start_ms + min_ms, max(cap - keep, cue.end_ms)))
-            for c in after:
-                if c.start_ms < edge + gap:
-                    c.start_ms = edge + gap
-                    edge = c.end_ms = max(c.end_ms, c.start_ms + 1)
+            lo, hi = cue.end_ms, int(min(cue.start_ms + min_ms, max(cap - keep, cue.end_ms)))
+            while lo < hi:                          # the furthest end whose pushes keep every cue in time
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if _push(after, mid, gap, move=False) else (lo, mid - 1)
+            cue.end_ms = lo
+            _push(after, lo, gap, move=True)
     return cues
+
+
+def _push(after: list[Cue], edge: int, gap: int, move: bool) -> bool:
+    """Whether the cues ``after`` a cue ending at ``edge`` ms can start ``gap`` ms after the one before them,
+    each still appearing before its last word is said (pushed later, five short cues in a row drifted until
+    they came after their words); with ``move``, push them."""
+    for c in after:
+        if c.start_ms < edge + gap:
+            if edge + gap > max(c.start_ms, _ms(c.lines[-1][-1].start_s)):
+                return False
+            start, edge = edge + gap, max(c.end_ms, edge + gap + 1)
+            if move:
+                c.start_ms, c.end_ms = start, edge
+    return True
 
 
 def _escape(text: str, fmt: str) -> str:
