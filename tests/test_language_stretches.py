@@ -266,6 +266,31 @@ def test_a_mixed_files_language_is_the_one_with_the_most_speech(tmp_path, realsp
     assert doc["languages"] == {"en": 9.6, "de": 3.7, "es": 6.7}
 
 
+class _Unsure(_Mixed):
+    """A 1.2 s English clip the detector took for French at 0.16 (a new user's run)."""
+
+    def transcribe(self, audio, **options):
+        def segments():
+            for _ in audio:
+                pass
+            yield seg(0.0, 1.2, "J'ai vu.", language="fr")
+        return segments(), TranscriptInfo(1.2, "fr", self.model_id, "whisper", language_probability=0.16,
+                                          detector="whisper-base")
+
+
+def test_an_unsure_language_says_so_on_its_line(tmp_path, realspeech, home, capsys, monkeypatch):
+    import shutil
+
+    from speechstudio import cli
+    from speechstudio.batch.request import TranscriptionRequest
+
+    monkeypatch.setattr(TranscriptionRequest, "load", lambda self, **kw: (_Unsure(), ""))
+    shutil.copy(realspeech / "whisper_jfk.flac", tmp_path / "short.flac")
+    assert cli.main(["transcribe", str(tmp_path / "short.flac"), "--format", "txt", "-q"]) == 0
+    assert ("short.flac: French (fr, probability 0.16; unsure: if wrong, pass --language) -> whisper-base\n"
+            in capsys.readouterr().err)
+
+
 # ------------------------------------------------------------------ the real router, real speech
 def _join(names):
     from speechstudio.audio.decode import load_audio
