@@ -346,6 +346,30 @@ def test_a_name_too_long_for_its_outputs_is_shortened_and_the_batch_goes_on(tmp_
     assert code == 0 and "Summary: 0 done, 2 skipped" in err                     # the same names on a rerun
 
 
+def test_a_full_disk_stops_the_batch_and_says_how_many_were_not_started(tmp_path, realspeech, tiny_w2v_dir, capsys,
+                                                                        home, monkeypatch):
+    """The summary of a batch a full disk ended counted 2 done and 1 failed of 4 inputs: the last was in no count."""
+    import errno
+    import os
+
+    from speechstudio.batch import resume
+
+    for name in ("a", "b", "c", "d"):
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / f"{name}.wav")
+    write_json = resume.write_json
+
+    def fill_after_two(target, *a, **k):
+        if Path(target).name.startswith(".c."):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+        return write_json(target, *a, **k)
+
+    monkeypatch.setattr(resume, "write_json", fill_after_two)
+    code, _, err = run(["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "json", "-q"], capsys)
+    assert code == 1 and "Summary: 2 done, 0 skipped, 1 failed" in err
+    assert f"failed: {tmp_path / 'c.wav'}: cannot write outputs: {tmp_path}: No space left on device" in err
+    assert "  stopped: 1 input not started (the failure above would repeat); rerun to resume\n" in err
+
+
 def test_raw_format_applies_to_raw_files_only(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
     shutil.copy(realspeech / "pocketsphinx_goforward.raw", tmp_path / "go.raw")
     shutil.copy(realspeech / "whisper_jfk.flac", tmp_path / "jfk.flac")

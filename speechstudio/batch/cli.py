@@ -221,7 +221,7 @@ def cmd_transcribe(args) -> int:
         if pool is not None:
             pool.close()
     summary.wall_s = time.perf_counter() - t0
-    _print_summary(summary)
+    _print_summary(summary, inputs=len(items))
 
     if summary.cancelled:
         return EXIT_INTERRUPTED
@@ -268,7 +268,7 @@ def _safe_duration(item) -> float:
         return 0.0
 
 
-def _print_summary(s, max_listed: int = 10) -> None:
+def _print_summary(s, max_listed: int = 10, inputs: int | None = None) -> None:
     err = sys.stderr
     audio = f"; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)})" if s.done else ""
     speed = f", RTFx {s.rtfx:.1f}" if s.done else ""
@@ -297,6 +297,10 @@ def _print_summary(s, max_listed: int = 10) -> None:
     if s.cancelled:
         what = s.current if s.current is not None else "the file in progress"
         print(f"  interrupted: {what} was not written; rerun to resume", file=err)
+    elif inputs is not None and (left := inputs - s.done - s.skipped - len(s.failed)) > 0:
+        # a folder that cannot take outputs (a full disk) ends the batch: the next files would fail the same way
+        print(f"  stopped: {left} input{'s' if left > 1 else ''} not started (the failure above would repeat); "
+              f"rerun to resume", file=err)
 
 
 def _failure_text(path, reason: str) -> str:
