@@ -448,6 +448,9 @@ class AudioReader:
         if known and self.decoded_s < 0.99 * expected - 0.05 and not any("truncated" in w for w in self.info.warnings):
             self._warn(f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
                        "announces (file truncated?)", logged=True)
+        elif known and self.decoded_s > 1.01 * expected + 0.05:  # a FLAC damaged mid-file decodes to more (no error)
+            self._warn(f"{self.path}: decoded {self.decoded_s:.2f} s where the header announces {expected:.2f} s "
+                       "(damaged data?); times after the damage may be late", logged=True)
 
 
 def _open_fifo(path: Path):
