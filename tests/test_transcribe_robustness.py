@@ -593,6 +593,14 @@ def test_fifo_and_stdin_through_the_cli(tmp_path, realspeech, tiny_w2v_dir, caps
                         "--output-dir", str(out), "-q"], capsys)
     assert code == 0, err
     assert json.loads((out / "stdin.json").read_text())["audio_duration_s"] == 2.786        # 89,160 bytes of s16le
+    # without --raw-format: the hint; nothing at all: said so (both were "not a recognised audio or video file")
+    for given, said in ((pcm, "-: not a recognised audio or video file (Invalid data found when processing input); "
+                              "headerless PCM on standard input needs --raw-format RATE[:CH[:FMT]] (e.g. 16000:1:s16le)"),
+                        (b"", "-: empty input (0 bytes on standard input)")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(given))))
+        code, _, err = run(["transcribe", "-", "--model", str(tiny_w2v_dir), "--format", "json", "--output-dir",
+                            str(out), "-q"], capsys)
+        assert code == 1 and f"failed: {said}\n" in err
 
 
 def test_fifo_nothing_writes_to_is_refused_naming_it_not_waited_on(tmp_path, tiny_w2v_dir, capsys, home,

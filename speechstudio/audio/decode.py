@@ -109,12 +109,17 @@ class AudioReader:
 
         raw = {} if self.raw is None else dict(format=self.raw.sample_format, options={   # headerless: as stated
             "sample_rate": str(self.raw.sample_rate), "ch_layout": f"{self.raw.channels} channels"})
+        stdin = str(self.path) == "-"
         try:
-            source = (sys.stdin.buffer if str(self.path) == "-" else
+            source = (sys.stdin.buffer if stdin else
                       _open_fifo(self.path) if stat.S_ISFIFO(os.stat(self.path).st_mode) else str(self.path))
+            if stdin and hasattr(source, "peek") and not source.peek(1):
+                raise AudioDecodeError("-: empty input (0 bytes on standard input)")
             return av.open(source, mode="r", metadata_errors="ignore", **raw)
         except av.error.FFmpegError as e:  # InvalidDataError, etc.
             why = diagnose.damaged_container(self.path) or f"not a recognised audio or video file ({_ffmpeg_reason(e)})"
+            if stdin and self.raw is None:
+                why += "; headerless PCM on standard input needs --raw-format RATE[:CH[:FMT]] (e.g. 16000:1:s16le)"
             raise AudioDecodeError(f"{self.path}: {why}") from e
         except (OSError, UnicodeDecodeError) as e:
             raise AudioDecodeError(f"{self.path}: cannot open ({e})") from e
