@@ -38,7 +38,8 @@ def test_the_default_track_is_read_and_named(film):
 @pytest.mark.parametrize("choice, track", [("1", 1), ("2", 2), ("eng", 1), ("en", 1), ("fr", 2), ("FRE", 2),
                                            ("fra", 2)])
 def test_a_track_is_chosen_by_number_or_language(film, choice, track):
-    assert AudioReader(film, 16000, track=choice).info.track == track
+    r = AudioReader(film, 16000, track=choice)
+    assert r.info.track == track and r.warnings == []     # asked for: no "2 audio tracks; ... choose another"
 
 
 def test_cues_follow_the_video_and_no_false_truncation(film, whisper_dir, tmp_path, capsys):
@@ -79,7 +80,7 @@ def test_a_missing_track_fails_that_file_and_the_batch_goes_on(film, whisper_dir
 
 def test_the_transcribe_page_reads_the_chosen_track(film, whisper_dir, qtbot, tmp_path, request):
     """The app's Audio track choice reaches the batch: track 1 (silence) gives no text, the default
-    (track 2) the speech; the row's warning names the track."""
+    (track 2) the speech; the row's warning names the track it chose, not the one asked for."""
     pytest.importorskip("PySide6")
     win = request.getfixturevalue("win")
     page = win.transcribe
@@ -93,7 +94,7 @@ def test_the_transcribe_page_reads_the_chosen_track(film, whisper_dir, qtbot, tm
     with qtbot.waitSignal(page.queue_finished, timeout=120000):
         page.start()
     assert json.loads((tmp_path / "one" / "film.json").read_text())["audio"]["track"] == 1
-    assert "transcribed track 1" in page.rows[0].reason
+    assert "audio tracks" not in page.rows[0].reason        # the user's own choice needs no warning
     page.language_options.track_box.setCurrentIndex(0)          # default
     page.output_dir = str(tmp_path / "default")
     again = tmp_path / "film.mkv"

@@ -152,7 +152,7 @@ class AudioReader:
             info.duration_estimated = whole_container or fmt in ("aac", "ac3", "eac3") or (
                 fmt == "mp3" and not self.streaming and not diagnose.has_vbr_header(self.path))
             info.start_offset_s = start_offset(container, stream)
-            if len(streams) > 1:
+            if len(streams) > 1 and why != "asked for":   # the user's own choice needs no word
                 t = tracks[info.track - 1]
                 info.warnings.append(f"{self.path}: {len(streams)} audio tracks; transcribed track {info.track} "
                                      f"({track_label(t)}, {why}); choose another with --audio-track N or a "
