@@ -20,6 +20,11 @@ CASES = {
         # an empty numeral read "zero" ("Mark zeroCuban"); the pronoun after a name was "the First"
         ("Mark Cuban and Mark IV; Table Mountain.", "Mark Cuban and Mark four; Table Mountain."),
         ("I told Peter I would come; Charles I of England.", "I told Peter I would come; Charles the First of England."),
+        ("Elizabeth I never married.", "Elizabeth the First never married."),    # a name opening its sentence
+        # a title or a sequel is no king: were "Apollo the Eleventh", "Rocky the Second"
+        ("Apollo XI, Rocky II and Final Fantasy VII.", "Apollo eleven, Rocky two and Final Fantasy seven."),
+        ("King Mswati III and Pharaoh Seti I met Ramesses II.", ("King Mswati the Third and Pharaoh Seti the First met "
+         "Ramesses the Second.")),
     ],
     "identifier": [  # dialled and labelled numbers are names, not amounts
         ("Call 911 now.", "Call nine one one now."),

@@ -223,6 +223,9 @@ REGNAL_NAMES = frozenset(
     "Robert Michael Leopold Maximilian Sigismund Casimir Sancho Pedro Manuel Afonso Sebastian Mehmed Suleiman "
     "Selim Murad Stephen Edmund Harold Sixtus Julius Adrian Hadrian Martin Victor Umberto Frederik Valdemar "
     "Eric Erik Magnus Sverre Jaime Juan Carlos Amadeus Baldwin Godfrey Tiberius Theodosius Basil Romanus".split())
+#: A ruler's title before the name makes any name regnal ("King Mswati III", "Pharaoh Seti I").
+_TITLE_BEFORE_RE = re.compile(r"\b(?:King|Queen|Pope|Emperor|Empress|Tsar|Czar|Tsarina|Pharaoh|Sultan|Shah|Emir|Prince|"
+                              r"Princess|Duke|Duchess|Count|Countess|Earl|Saint|St\.?|Lord|Lady|Grand Duke)\s+$")
 _REGNAL_RE = re.compile(r"\b([A-Z][a-z]+)\s+([IVX]{1,6})\b(?!['’](?!s\b)|-\w|\.\w)")
 _NOT_A_NAME = frozenset("The A An In On At Of For To By And Or But If As So Than Then With From Is Was Are "
                         "Were Be Do Did Has Had Have My Your His Her Our Their Its This That These Those "
@@ -500,19 +503,27 @@ def _roman_value(numeral: str) -> int:
 
 def _regnal(m: re.Match) -> str:
     name, numeral = m.groups()
-    if name in _NOT_A_NAME or not re.fullmatch(_ROMAN, numeral) or (len(numeral) == 1 and name not in REGNAL_NAMES):
+    titled = _TITLE_BEFORE_RE.search(m.string, 0, m.start())
+    ruler = name in REGNAL_NAMES or titled
+    if name in _NOT_A_NAME or not re.fullmatch(_ROMAN, numeral) or (len(numeral) == 1 and not ruler):
         return m.group(0)
-    if numeral == "I" and re.match(r"\s+(?!of\b|and\b)[a-z]", m.string[m.end():]):
-        return m.group(0)   # the pronoun: "I told Peter I would come" ("Charles I of England", "Charles I and II")
+    # the pronoun: "I told Peter I would come", "with David I went"; a name that opens its sentence or follows
+    # "of", "by", "under" or a title is the ruler ("Elizabeth I never married", "Charles I of England")
+    if (numeral == "I" and not titled and re.match(r"\s+(?!of\b|and\b)[a-z]", m.string[m.end():])
+            and not re.search(r"(?:^|[.!?:;]\s*|\b(?:of|by|under)\s+)$", m.string[:m.start()])):
+        return m.group(0)
     value = _roman_value(numeral)
+    if not ruler:
+        return f"{name} {_n2w(value)}"     # a title or a sequel: "Apollo XI", "Rocky II", "Final Fantasy VII"
     return f"{name} the {ordinal(value).title()}" if value < 40 else m.group(0)
 
 
 def read_roman_numerals(text: str) -> str:
     """Roman numerals by context: a cardinal after "Chapter", "Part", "Volume", "Act", "World War", ...
-    (``"World War II"`` -> ``"World War two"``), a regnal ordinal after a name (``"Henry VIII"`` ->
-    ``"Henry the Eighth"``, ``"Louis XIV's"`` -> ``"Louis the Fourteenth's"``; one-letter numerals only
-    after ``REGNAL_NAMES``, so "Malcolm X" and "Windows X" stay). Other capitals stay as written."""
+    (``"World War II"`` -> ``"World War two"``), a regnal ordinal after a ruler's name (``REGNAL_NAMES`` or a
+    title before it: ``"Henry VIII"`` -> ``"Henry the Eighth"``, ``"King Mswati III"``), a cardinal after any
+    other capitalised word (``"Apollo XI"`` -> ``"Apollo eleven"``, ``"Rocky II"``); a one-letter numeral only
+    after a ruler's name, so "Malcolm X" and "Windows X" stay. Other capitals stay as written."""
     if not re.search(r"[IVXLCDM]", text):
         return text
     # (an empty numeral is no numeral: "Mark Cuban", "Table Mountain" read "zero")
