@@ -2,7 +2,7 @@
 
 Offscreen Qt has no frame, so it could not see that the first window's title bar pushed the status
 bar below a 1280x800 screen (the clamp ran before openbox had reported its 25 px decorations). Here
-every page is shown at 1280x768, 1366x768 and 1920x1080 on a fresh data folder: the frame is inside
+every page is shown at 1024x600, 1280x768, 1366x768 and 1920x1080 on a fresh data folder: the frame is inside
 the screen's available area and no visible widget lies outside the window or the screen.
 
 Needs Debian's ``xvfb openbox x11-utils`` and the Qt xcb libraries (.ci/run installs them); without
@@ -63,7 +63,7 @@ def run_window(width: int, height: int, home: Path, shots: Path | None = None) -
         xvfb.wait(10)
 
 
-@pytest.mark.parametrize("size", [(1280, 768), (1366, 768), (1920, 1080)])
+@pytest.mark.parametrize("size", [(1024, 600), (1280, 768), (1366, 768), (1920, 1080)])   # 1024x600: a netbook
 def test_first_window_fits_the_screen_under_openbox(size, tmp_path):
     shots = tmp_path / "shots" if size == (1280, 768) else None
     got = run_window(*size, tmp_path / "home", shots)

@@ -135,7 +135,10 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         if screen is None or self.isMaximized() or self.isFullScreen():
             return
         avail = screen.availableGeometry()
-        size = self.size().boundedTo(avail.size() - (self.frameGeometry().size() - self.size()))  # the frame inside
+        inside = avail.size() - (self.frameGeometry().size() - self.size())     # the frame inside the screen
+        # a 1024x600 netbook: MIN_SIZE's 600 px plus a 19 px title bar put the status bar below the screen
+        self.setMinimumSize(self.minimumSize().boundedTo(inside))
+        size = self.size().boundedTo(inside)
         if size != self.size():
             self.resize(size.expandedTo(self.minimumSize()))
         frame = self.frameGeometry()
