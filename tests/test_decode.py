@@ -270,3 +270,8 @@ def test_video_without_audio(tmp_path):
             c.mux(p)
     with pytest.raises(AudioDecodeError, match=r"silent film\.mp4: no audio stream \(the file holds video\)"):
         AudioReader(path)
+    # a long text file: FFmpeg's ANSI-art demuxer read it as "video" ("no audio stream (the file holds video)")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("A few lines of notes about the meeting, long enough to look like a file.\n" * 20)
+    with pytest.raises(AudioDecodeError, match=r"notes\.txt: not an audio or video file \(it holds text\)$"):
+        AudioReader(notes)

@@ -500,6 +500,8 @@ def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:
 
 
 def _no_audio(container) -> str:
+    if container.format.name in ("tty", "txt"):  # FFmpeg's ANSI-art demuxer takes any text for a "video"
+        return "not an audio or video file (it holds text)"
     return f"no audio stream (the file holds {', '.join(sorted({s.type for s in container.streams})) or 'nothing'})"
 
 
