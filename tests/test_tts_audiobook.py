@@ -290,6 +290,36 @@ def test_epub_title_page_author_and_cover(tmp_path):
     assert read_book(tmp_path / "plain.epub").cover is None
 
 
+def test_a_contents_page_in_the_books_own_contents_is_not_read(tmp_path):
+    """A contents page listed as a chapter, four links over 14 words ("Chapter One: The Boat"), was read aloud as
+    chapter 2 "Contents" (the rule wanted a link per 3 words; a new user's book)."""
+    from ebooklib import epub
+
+    from speechstudio.tts.documents import read_book
+
+    book = epub.EpubBook()
+    book.set_identifier("id3")
+    book.set_title("The Quiet Harbour")
+    book.set_language("en")
+    heads = ["Chapter One: The Boat", "Chapter Two: The Storm", "Chapter Three: The Light", "Chapter Four: Home"]
+    chs = []
+    for i, head in enumerate(heads):
+        c = epub.EpubHtml(title=head, file_name=f"c{i}.xhtml", lang="en")
+        c.content = f"<html><body><h1>{head}</h1><p>The words of part {i + 1} are here.</p></body></html>"
+        chs.append(c)
+    toc = epub.EpubHtml(title="Contents", file_name="toc.xhtml", lang="en")
+    toc.content = ("<html><body><h1>Contents</h1>" + "".join(f'<p><a href="c{i}.xhtml">{h}</a></p>'
+                                                              for i, h in enumerate(heads)) + "</body></html>")
+    for c in [toc, *chs]:
+        book.add_item(c)
+    book.toc = [toc, *chs]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = [toc, *chs]
+    epub.write_epub(str(tmp_path / "h.epub"), book)
+    assert [c.title for c in read_book(tmp_path / "h.epub").chapters] == heads
+
+
 def test_m4b_chapters_cover_tags_and_rebuild_only_on_change(tmp_path, tiny_voice):
     import av
 

@@ -17,6 +17,7 @@ _BLOCKS = frozenset("p div h1 h2 h3 h4 h5 h6 li blockquote section article tr br
                     "table ul ol dl header footer aside nav body title".split())
 _SILENT = frozenset("script style head svg math img object video audio iframe template".split())
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_CONTENTS_RE = re.compile(r"(?i)\s*(?:table of )?contents\s*$")
 _NOTE_TYPES = ("noteref", "backlink", "doc-noteref", "doc-backlink")
 _POPUP_TYPES = ("footnote", "endnote", "rearnote", "doc-footnote", "doc-endnote")
 # The text of a footnote marker or back-link: "1", "[12]", "*", "†", "a", "iv", "↩", "Back".
@@ -286,7 +287,9 @@ def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tup
             chapters.append([parsed.heading, [segments[0][1]]])
             continue
         words = sum(len(t.split()) for _, t in segments)
-        contents_page = parsed.link_words >= 3 and parsed.link_words * 3 >= words  # one link per 3 words or more
+        # one link per 3 words or more, or headed "Contents" ("Chapter One: The Boat" titles are three words a link)
+        contents_page = (parsed.link_words >= 3 and parsed.link_words * 3 >= words
+                         or bool(_CONTENTS_RE.match(parsed.heading or "") and parsed.link_words >= 2))
         for mark, text in segments:
             for label in starts.get((doc, mark), []):
                 chapters.append([label, []])
@@ -294,8 +297,8 @@ def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tup
     out = []
     for i, (label, texts) in enumerate(chapters):
         text = "\n\n".join(t for t in texts if t)
-        if (i == 0 and not text) or _only_names(text, names):
-            continue  # no front matter, or a title page: the title is metadata, not a chapter
+        if (i == 0 or _CONTENTS_RE.match(label)) and not text or _only_names(text, names):
+            continue  # no front matter, a contents page, or a title page: the title is metadata, not a chapter
         out.append((label, text))
     return out
 
