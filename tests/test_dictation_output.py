@@ -291,3 +291,28 @@ def test_cli_says_what_is_missing_before_loading_a_model(home, tmp_path):
     r = subprocess.run([sys.executable, "-m", "speechstudio.cli", "dictate", "--file", str(wav), "--fast",
                         "--output", "type"], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 1 and "install wtype" in r.stderr and "ydotool" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_stdout_shows_the_text_with_spoken_commands_applied():
+    """With --commands on, stdout streamed the words heard ("Stop dictating.", text said after it, text a
+    "scratch that" removed): a pipe now gets the composed text once, at the end; a terminal redraws it."""
+    import io
+
+    from speechstudio.asr.streaming import StreamUpdate
+    from speechstudio.asr.types import Word
+    from speechstudio.dictation.cli import _Printer
+
+    heard = StreamUpdate("partial", 0, (Word(0.0, 0.5, "Hello."), Word(0.5, 1.0, "Stop"), Word(1.0, 1.4, "dictating.")),
+                         "Hello. Stop dictating.", "", 1.4, 1.4)
+    pipe = io.StringIO()
+    printer = _Printer(pipe)
+    printer.update(heard, composed="Hello.")
+    printer.finish("Hello.")
+    assert pipe.getvalue() == "Hello.\n"
+    printer.update(heard)                                   # --commands off: each stable piece as heard
+    assert pipe.getvalue() == "Hello.\nHello. Stop dictating.\n"
+    tty = io.StringIO()
+    tty.isatty = lambda: True
+    printer = _Printer(tty)
+    printer.update(StreamUpdate("final", 0, heard.words, heard.stable_text, "", 1.4, 1.4), composed="Hello.")
+    assert tty.getvalue() == "\r\033[KHello.\n"

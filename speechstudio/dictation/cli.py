@@ -86,15 +86,18 @@ class _Printer:
         self.sep = separator          # joins words: " ", or "" for scripts without spaces (Whisper ja/zh...)
         self.tty = self.out.isatty()
 
-    def update(self, u) -> None:
+    def update(self, u, composed: str | None = None) -> None:
+        """``composed``: the text with spoken commands applied, shown in place of the words heard (a pipe then
+        gets it once, at the end: a "scratch that" cannot take back lines already written)."""
+        stable = u.stable_text if composed is None else composed
         if self.tty:
             if u.kind == "final":
-                self._redraw(u.stable_text, "")
-                if u.stable_text:
+                self._redraw(stable, "")
+                if stable:
                     self.out.write("\n")
             else:
-                self._redraw(u.stable_text, u.tail_text)
-        elif u.words:
+                self._redraw(stable, u.tail_text)
+        elif u.words and composed is None:
             self.out.write(self.sep().join(w.text for w in u.words) + "\n")
         self.out.flush()
 
@@ -220,8 +223,8 @@ def cmd_dictate(args) -> int:
             if isinstance(x, str):
                 print(f"{warning_prefix}warning: {x}", file=sys.stderr)
             else:
-                printer.update(x)
                 edit = composer.feed(x) if composer is not None else None
+                printer.update(x, composer.text if composer is not None and on else None)
                 if edit is not None and sink is not None:
                     sink.apply(edit)
                 if composer is not None and composer.stop_requested:
