@@ -138,8 +138,8 @@ def test_audiobook_files_tags_marks_and_resume(tmp_path, tiny_voice):
     from speechstudio.tts.family import SynthesisSettings
 
     again = make_audiobook(tiny_voice, path, out, "mp3", SynthesisSettings(length_scale=1.5), workers=1)
-    # 1.5x slower speech; the sentence and heading pauses stay: measured 2.034 -> 2.426 s
-    assert again.skipped == 0 and again.durations_s[1] > result.durations_s[1] * 1.15
+    # 1.5x slower speech; the sentence, heading and chapter-end pauses stay: measured 4.042 -> 4.438 s
+    assert again.skipped == 0 and again.durations_s[1] > result.durations_s[1] + 0.3
 
 
 def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
@@ -563,6 +563,22 @@ def test_contents_entries_that_are_footnote_links_are_not_chapters(tmp_path):
     assert [(c.title, c.text) for c in book.chapters] == [
         ("Chapter I", "Chapter I.\n\nIt is a truth.\n\nSecond paragraph.\n\n1. A note."),
         ("Chapter II", "Chapter II.\n\nMore.")]
+
+
+def test_each_chapter_ends_in_two_seconds_of_silence(tmp_path, tiny_voice):
+    """A chapter's file ended 0.1-0.2 s after its last word: in the book one chapter ran into the next heading."""
+    import numpy as np
+    import soundfile as sf
+
+    from speechstudio.tts.audiobook import CHAPTER_END_S, make_audiobook
+
+    book = tmp_path / "b.txt"
+    book.write_text("A Book\n\nChapter 1\n\nThe first words.\n\nChapter 2\n\nThe last words.\n", encoding="utf-8")
+    result = make_audiobook(tiny_voice, book, tmp_path / "out", "flac", workers=1)
+    for path in result.files:
+        audio, rate = sf.read(str(path), dtype="float32")
+        tail = audio[-int(CHAPTER_END_S * rate):]
+        assert CHAPTER_END_S == 2.0 and np.abs(tail).max() == 0.0 and np.abs(audio[:-len(tail)]).max() > 0.01
 
 
 def test_a_chapter_the_voice_cannot_say_stops_the_book_without_an_empty_file(tmp_path, tiny_voice):

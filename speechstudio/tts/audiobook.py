@@ -11,7 +11,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from speechstudio.atomic import OutputExistsError, atomic_path, atomic_write_text, write_error
@@ -54,6 +54,25 @@ class AudiobookResult:
     skipped: int
     book_file: Path | None = None
     warnings: tuple[str, ...] = ()
+
+
+#: Seconds of silence that end each chapter file, so the book's chapters (those files joined) are heard apart
+#: (ACX asks 1-5 s at a chapter's end; the last sentence's 0.1-0.2 s ran one chapter into the next heading).
+CHAPTER_END_S = 2.0
+
+
+def _with_chapter_end(chunks):
+    """``chunks`` (``SpeechChunk``), the last with :data:`CHAPTER_END_S` of silence more at its end."""
+    import numpy as np
+
+    last, said = None, False
+    for chunk in chunks:
+        if last is not None:
+            yield last
+        last, said = chunk, said or len(chunk.audio) > 0
+    if last is not None and said:       # nothing said: no chapter (write_speech refuses an empty one)
+        pad = np.zeros(int(round(CHAPTER_END_S * last.sample_rate)), np.float32)
+        yield replace(last, audio=np.concatenate([last.audio, pad]), pause_s=last.pause_s + CHAPTER_END_S)
 
 
 def _safe_name(title: str, fallback: str) -> str:
@@ -227,7 +246,8 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                                          ch.title))
 
             tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1), **artist}
-            chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
+            chunks = _with_chapter_end(stream_speech(voice, ch.text, settings, workers=workers, ssml=False,
+                                                     voice_loader=voice_loader))
             try:
                 duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
             except EmptyTextError:
