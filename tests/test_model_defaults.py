@@ -95,15 +95,16 @@ def test_no_text_watch(blocks, text, warns):
             w = watch.push(audio[start:start + SR // 10], SR, text)
             if w:
                 got.append(w)
-    assert got == (["adapted has written nothing for 8 s of sound: it may not recognise speech (an adapted model "
-                    "that did not learn?); try another model"] if warns else [])
+    # music or noise first: the warning blamed the model for a song (a new user's run)
+    assert got == (["adapted has written nothing for 8 s of sound: music or noise, or a model that does not "
+                    "recognise this speech (an adapted model that did not learn?: try another model)"] if warns else [])
 
 
 def test_no_text_watch_at_the_end_of_a_short_session():
     watch = NoTextWatch("adapted")
     watch.push(_noise(5, -20), SR, "")
-    assert watch.final("") == ("adapted has written nothing for 5 s of sound: it may not recognise speech (an "
-                               "adapted model that did not learn?); try another model")
+    assert watch.final("") == ("adapted has written nothing for 5 s of sound: music or noise, or a model that does "
+                               "not recognise this speech (an adapted model that did not learn?: try another model)")
     assert watch.final("") is None                       # once
     other = NoTextWatch("adapted")
     other.push(_noise(5, -20), SR, "")
@@ -162,8 +163,8 @@ def test_dictation_job_warns_when_the_model_writes_nothing(monkeypatch):
          "language_probability")))
     job = DictateJob(_Source(12), model="adapted")
     warnings = [p for p in job.run(_Models()) if isinstance(p, DictateWarning)]
-    assert warnings == ["adapted has written nothing for 8 s of sound: it may not recognise speech (an adapted "
-                        "model that did not learn?); try another model"]
+    assert warnings == ["adapted has written nothing for 8 s of sound: music or noise, or a model that does not "
+                        "recognise this speech (an adapted model that did not learn?: try another model)"]
     assert isinstance(job.result, DictateResult) and job.result.text == ""
     assert job.result.warning == warnings[0]
 

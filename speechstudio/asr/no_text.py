@@ -12,8 +12,8 @@ NO_TEXT_AFTER_S = 8.0
 
 def no_text_warning(model_id: str, sound_s: float) -> str:
     """The one-line warning for ``model_id`` after ``sound_s`` seconds of sound without text."""
-    return (f"{model_id} has written nothing for {sound_s:.0f} s of sound: it may not recognise speech "
-            f"(an adapted model that did not learn?); try another model")
+    return (f"{model_id} has written nothing for {sound_s:.0f} s of sound: music or noise, or a model that does "
+            f"not recognise this speech (an adapted model that did not learn?: try another model)")
 
 
 class NoTextWatch:
