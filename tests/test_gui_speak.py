@@ -88,6 +88,7 @@ def test_speak_empty_text_is_a_message(win, qtbot):
     page.text.setPlainText("   ")
     page.speak()
     assert "nothing to speak" in win.status_label.text()
+    assert page.info.text() == "Nothing to speak: type some text first."   # on the page (it kept "saved ...")
     assert page.job_id is None
 
 

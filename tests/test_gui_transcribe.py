@@ -104,6 +104,14 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
     # with Whisper on real speech; the random tiny model may write no text for a tone)
     page.table.selectRow(0)
     assert page.transcript.title.text().startswith("Transcript of a tone.wav")
+    assert page.transcript.title.text().endswith(" — click a segment to hear it")       # a speaker is there
+    with pytest.MonkeyPatch.context() as mp:        # no speaker (PortAudio missing): no promise of sound
+        mp.setattr(type(page.transcript.player), "available", property(lambda self: False))
+        page.table.clearSelection()
+        page.table.selectRow(0)
+        assert page.transcript.title.text() == f"Transcript of a tone.wav ({len(done.segments)} segments)"
+    page.table.clearSelection()
+    page.table.selectRow(0)
     assert page.segments.rowCount() == len(done.segments)
 
     # playing a span of any queued file works the same way

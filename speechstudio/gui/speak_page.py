@@ -186,6 +186,7 @@ class SpeakPage(QWidget):
         """Whether there is text to speak (else the status line says so)."""
         if not self.text.toPlainText().strip():
             self.status_message.emit("nothing to speak: type some text first")
+            self.info.setText("Nothing to speak: type some text first.")   # on the page too (it said the last save)
             return False
         return True
 

@@ -132,7 +132,8 @@ class TranscriptView(QWidget):
         elif row.status in ("queued", "running") and not segments:
             self.title.setText(f"{name}: {'not transcribed yet' if row.status == 'queued' else 'transcribing…'}")
         else:
-            self.title.setText(f"Transcript of {name} ({len(segments)} segments) — click a segment to hear it")
+            hear = " — click a segment to hear it" if self.player is not None and self.player.available else ""
+            self.title.setText(f"Transcript of {name} ({len(segments)} segments){hear}")
         names = list(dict.fromkeys(s.speaker for s in segments if getattr(s, "speaker", None)))
         # a file in more than one language (each stretch decoded in its own): say which, per segment
         spoken = list(dict.fromkeys(s.language for s in segments if getattr(s, "language", None)))
