@@ -267,3 +267,18 @@ def test_segment_playback_status_changes_when_it_ends(win, qtbot, tmp_path):
     win.play_pause()  # Space resumes
     assert win.status_label.text() == "playing"
     qtbot.waitUntil(lambda: win.status_label.text() == "playback ended", timeout=10000)
+
+
+def test_an_output_folder_that_cannot_be_written_is_named_when_chosen(win, tmp_path):
+    """A folder the app cannot write was taken without a word; each file failed only after Start (a new user's
+    GUI run with /proc/nope)."""
+    page = win.transcribe
+    taken = tmp_path / "taken"
+    taken.write_text("a file, not a folder")
+    page._set_output_dir(str(taken / "out"))
+    assert page.out_label.text() == (f"Output: {taken / 'out'} (cannot write there ({taken} is a file, not a "
+                                     "folder): choose another folder)")
+    page._set_output_dir(str(tmp_path / "new" / "out"))        # made when needed: fine
+    assert page.out_label.text() == f"Output: {tmp_path / 'new' / 'out'}"
+    page._set_output_dir(None)
+    assert page.out_label.text() == "Output: next to each input"

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QMenu, QPushButton, QSplitter, QWidget
 
+from speechstudio.atomic import folder_problem
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, collect_inputs
 from speechstudio.batch.watch import FolderWatcher
@@ -220,7 +221,9 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
 
     def _set_output_dir(self, path: str | None) -> None:
         self.output_dir = self.transcript.output_dir = path
-        self.out_label.setText(f"Output: {path}" if path else "Output: next to each input")
+        problem = folder_problem(path) if path else None     # said when chosen (each file failed only after Start)
+        self.out_label.setText("Output: next to each input" if not path else f"Output: {path}" + (
+            f" ({problem}: choose another folder)" if problem else ""))
 
     def add_files_dialog(self, folder: bool = False) -> None:
         """Add what the user picks (files, or with ``folder`` a folder) to the queue."""
