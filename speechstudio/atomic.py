@@ -25,16 +25,16 @@ class OutputWriteError(UsageError):
     a one-line reason naming the path; the CLI exits with status 2."""
 
 
-
-def _head(name: str, room: int = 230) -> str:
-    """``name`` for a temporary sibling's name: cut to ``room`` bytes (its extension kept) so that the dot, the
-    random part and ``.part`` still fit the file system's 255 bytes."""
+def short_name(name: str, room: int, tag: str = "") -> str:
+    """``name`` when it fits ``room`` bytes (UTF-8), else its stem cut on a character, then ``tag``, then its
+    extension, ``room`` bytes in all (file systems take 255-byte names: ext4, XFS, Btrfs)."""
     raw = name.encode("utf-8", "surrogateescape")
     if len(raw) <= room:
         return name
-    stem, dot, ext = name.rpartition(".")
-    cut = room - len((dot + ext).encode("utf-8", "surrogateescape"))
-    return stem.encode("utf-8", "surrogateescape")[:max(cut, 1)].decode("utf-8", "ignore") + dot + ext
+    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
+    cut = room - len((tag + dot + ext).encode("utf-8", "surrogateescape"))
+    return stem.encode("utf-8", "surrogateescape")[:max(cut, 1)].decode("utf-8", "ignore") + tag + dot + ext
+
 
 def write_reason(exc: OSError) -> str:
     """Why a write failed, in a few words: ``"disk full"`` (ENOSPC), else the error's own text."""
@@ -172,7 +172,7 @@ def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True, mkdir: 
     # The name is chosen before the file exists, so the ``finally`` below owns it from its creation on: an
     # interrupt (Ctrl+C, SIGTERM raised as KeyboardInterrupt) landing inside ``tempfile.mkstemp`` after the
     # file was made left the ``.part`` behind (a SIGTERM mid-audiobook, under load).
-    tmp = folder / f".{_head(target.name)}.{uuid.uuid4().hex[:16]}.part"   # 64 random bits: no other file's name
+    tmp = folder / f".{short_name(target.name, 230)}.{uuid.uuid4().hex[:16]}.part"   # 64 random bits: no other file's name
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         yield tmp
@@ -242,7 +242,7 @@ def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], 
         _fsync_dir(Path(root))
     trash = None
     if os.path.lexists(target):
-        trash = target.with_name(f".{_head(target.name)}.{uuid.uuid4().hex[:8]}.removing")
+        trash = target.with_name(f".{short_name(target.name, 230)}.{uuid.uuid4().hex[:8]}.removing")
         os.replace(target, trash)
     try:
         os.replace(ready, target)
@@ -269,7 +269,7 @@ def atomic_folder(path: str | os.PathLike[str], *, overwrite: bool = True, keep_
     target.parent.mkdir(parents=True, exist_ok=True)
     if not overwrite and os.path.lexists(target) and not (keep_existing is not None and keep_existing()):
         raise OutputExistsError(f"{target}: the folder exists")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{_head(target.name)}.", suffix=".partial", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{short_name(target.name, 230)}.", suffix=".partial", dir=target.parent))
     try:
         with contextlib.suppress(OSError):
             os.chmod(tmp, 0o777 & ~_UMASK)

@@ -45,13 +45,8 @@ def fit_name(name: str) -> str:
     """``name`` itself, or when over :data:`NAME_MAX` bytes its stem cut (on a character) and an 8-hex digest of
     the whole name added before the extension: ``<first bytes>~1a2b3c4d.srt``, the same on every run (a
     downloaded video's title of 85 Japanese characters is 255 bytes before ``.srt``)."""
-    raw = name.encode("utf-8", "surrogateescape")
-    if len(raw) <= NAME_MAX:
-        return name
-    stem, dot, ext = name.rpartition(".")
-    tail = f"~{hashlib.sha1(raw).hexdigest()[:8]}{dot}{ext}"
-    keep = stem.encode("utf-8", "surrogateescape")[: NAME_MAX - len(tail.encode("utf-8", "surrogateescape"))]
-    return keep.decode("utf-8", "ignore") + tail
+    digest = hashlib.sha1(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return atomic.short_name(name, NAME_MAX, f"~{digest}")
 
 
 def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | os.PathLike[str] | None = None,
