@@ -19,7 +19,7 @@ from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, add_r
                                      device_picker, hrow, named, note_label, refill, settings, spin, table, tint, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.sanity_words import judge
-from speechstudio.gui.wizard_common import BaseStepFrame, TrainingStep, WizardPage, open_with
+from speechstudio.gui.wizard_common import BaseStepFrame, TrainingStep, WizardPage, open_with, show
 from speechstudio.gui.wording import plain_error
 from speechstudio.progress import roughly
 from speechstudio.worker.adapt_jobs import (AdaptTrainJob, CompareJob, RegisterJob, ctc_model_names, describe_ctc_base,
@@ -99,14 +99,10 @@ class BaseModelStep(BaseStepFrame):
         spec = self.model_box.currentData()
         if status == "done" and result.spec == spec:
             self.wiz.base_info, self.error = result, ""
-            tint(self.about, None, bold=False)
-            self.about.setText(plain_summary(result))
-            self.about.setToolTip(result.summary())  # the field's words (CTC head, model type)
+            show(self.about, plain_summary(result), tip=result.summary())  # tip: the field's words (CTC head)
         elif status == "failed":
             self.wiz.base_info, self.error = None, str(result)
-            tint(self.about, ERROR_COLOR, bold=True)
-            self.about.setText(plain_refusal(spec, result))
-            self.about.setToolTip(self.error)  # the library's message, for a bug report
+            show(self.about, plain_refusal(spec, result), True, self.error)  # tip: the library's message
             self.wiz.status_message.emit("this base model cannot be fine-tuned: see step 1")
         self.changed.emit()
 
@@ -117,11 +113,9 @@ class BaseModelStep(BaseStepFrame):
         refill(self.model_box, [(spec, spec) for spec in [*names, *folders]], cur)
         self._show_runs(runs)
         if not self.model_box.count():
-            tint(self.about, None, bold=False)
-            self.about.setText("No model that can learn your voice is installed: choose a model folder (Folder…), or "
-                               "download or import a Wav2Vec2 model on the Models page (e.g. wav2vec2-base-960h).")
-            self.about.setToolTip("Base models are CTC recognisers (Wav2Vec2, HuBERT, WavLM ...), e.g. "
-                                  "facebook/wav2vec2-base-960h")
+            show(self.about, "No model that can learn your voice is installed: choose a model folder (Folder…), or "
+                 "download or import a Wav2Vec2 model on the Models page (e.g. wav2vec2-base-960h).",
+                 tip="Base models are CTC recognisers (Wav2Vec2, HuBERT, WavLM ...), e.g. facebook/wav2vec2-base-960h")
         self._model_changed(self.model_box.currentIndex())
 
     def choose(self, spec: str) -> int | None:
@@ -147,9 +141,7 @@ class BaseModelStep(BaseStepFrame):
         spec = self.model_box.itemData(index) if index >= 0 else None
         self.wiz.base_spec, self.wiz.base_info, self.error = spec, None, ""
         if spec:
-            tint(self.about, None, bold=False)
-            self.about.setText(f"checking {spec} …")
-            self.about.setToolTip("")
+            show(self.about, f"checking {spec} …", tip="")
             self._describe_job = self.wiz.io.submit(CallJob(describe_ctc_base, spec, description=f"describe {spec}"))
         self.changed.emit()
 

@@ -35,6 +35,14 @@ def saved_step(run_dir: Path) -> int | None:
     return None
 
 
+def show(label: QLabel, text: str, error: bool = False, tip: str | None = None) -> None:
+    """Show ``text`` on ``label``, in red and bold for an ``error``; ``tip``: its tooltip (None: kept)."""
+    tint(label, ERROR_COLOR if error else None, bold=error)
+    label.setText(text)
+    if tip is not None:
+        label.setToolTip(tip)
+
+
 def play_file(audio, path, say) -> None:
     """Play the sound file ``path`` on ``audio`` (an ``AudioHub``); a missing file or no sound device
     is said through ``say(text)``, never raised."""
@@ -324,8 +332,7 @@ class TrainingStep(QWidget):
 
     def _say(self, text: str, error: bool = False) -> None:
         """Show ``text`` on the state line (in red and bold for an ``error``)."""
-        tint(self.state, ERROR_COLOR if error else None, bold=error)
-        self.state.setText(text)
+        show(self.state, text, error)
 
     def resumable(self) -> bool:
         """True when the run folder holds a checkpoint to continue from."""
