@@ -650,8 +650,7 @@ class AdaptDatasetStep(DatasetStep):
 
 
 class AdaptPage(WizardPage):
-    """Signals: ``status_message(str)`` (the window's status line), ``model_saved(name)``,
-    ``step_changed(index)``."""
+    """Signals: ``status_message(str)`` (the window's status line), ``model_saved(name)``."""
 
     model_saved = Signal(str)
     STEPS = STEPS

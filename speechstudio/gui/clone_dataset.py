@@ -47,10 +47,8 @@ FLAG_WORDS = {
 
 class RecordPanel(QWidget):
     """The "Record" tab: read the prompts aloud one at a time; each take is saved at once into an LJSpeech
-    folder, so a session resumes at the first prompt not yet recorded. Signals: ``takes_changed(int)``
-    (number of prompt takes, consent not counted), ``status_message(str)``."""
+    folder, so a session resumes at the first prompt not yet recorded. Signal: ``status_message(str)``."""
 
-    takes_changed = Signal(int)
     status_message = Signal(str)
 
     def __init__(self, audio, folder_for, *, consent: bool = True) -> None:
@@ -130,7 +128,6 @@ class RecordPanel(QWidget):
         self.takes = recorded_takes(self.folder) if self.folder.exists() else {}
         todo = [i for i in range(self.first, len(self.script)) if i not in self.takes]
         self.go(todo[0] if todo else self.first)
-        self.takes_changed.emit(self.take_count)
 
     @property
     def take_count(self) -> int:
@@ -220,7 +217,6 @@ class RecordPanel(QWidget):
         self.note.setText(f"saved take ({len(audio) / self.take_rate:.1f} s, peak {peak:.1f} dBFS, "
                           f"RMS {rms:.1f} dBFS){quiet}")
         self._update()
-        self.takes_changed.emit(self.take_count)
 
     def _tick(self) -> None:
         rec = self.recorder

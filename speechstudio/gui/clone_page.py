@@ -407,8 +407,7 @@ class UseStep(QWidget):
 
 
 class ClonePage(WizardPage):
-    """Signals: ``status_message(str)`` (the window's status line), ``voice_saved(name)``,
-    ``step_changed(index)``."""
+    """Signals: ``status_message(str)`` (the window's status line), ``voice_saved(name)``."""
 
     voice_saved = Signal(str)
     STEPS = STEPS

@@ -70,10 +70,9 @@ class WizardPage(QWidget):
     """The four-step shell: subclasses set :attr:`STEPS` and :attr:`STEP_TYPES` (made into ``base_step``,
     ``dataset``, ``train``, ``use``, each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and
     implement ``read_run(name) -> (config, dataset folder)`` for :meth:`open_run`.
-    Signals ``status_message(str)``, ``step_changed(index)``."""
+    Signal ``status_message(str)``."""
 
     status_message = Signal(str)
-    step_changed = Signal(int)
     STEPS: tuple[str, ...] = ()  # the step bar's titles
     STEP_TYPES: tuple = ()  # the four steps' classes, each made with the page
     WRAP_WHY = False  # whether the "what the step needs" line wraps
@@ -170,8 +169,7 @@ class WizardPage(QWidget):
         self._update_nav()
         if self.isVisible():  # keyboard users land on the step's first control
             attrgetter(self.FIRST_CONTROLS[index])(self).setFocus()
-        self.step_area.verticalScrollBar().setValue(0)  # a step opens at its top (the Train step opened at the bottom)
-        self.step_changed.emit(index)
+        self.step_area.verticalScrollBar().setValue(0)  # a step opens at its top
 
     def next(self) -> None:
         ok, why = self.steps[self.index].ready()
