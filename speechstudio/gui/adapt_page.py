@@ -63,7 +63,6 @@ class BaseModelStep(BaseStepFrame):
     """Step 1: the base CTC model (installed, or a folder), checked with the trainer's own test on the I/O
     worker, and the new model's name."""
 
-    NOUN = "model"
     LIST_DESCRIPTION = "list CTC models"
 
     def __init__(self, wizard) -> None:
@@ -229,8 +228,7 @@ class TrainStep(TrainingStep):
         self.last_eval = None
         #: the trainer's lines (``InfoEvent``) and the job's status lines of the current run
         self.messages: list[str] = []
-        self._defaults = CTCConfig()
-        d = self._defaults
+        d = self._defaults = CTCConfig()
         form = QFormLayout()
         self.epochs_spin = spin("Passes over your recordings", 1, 10_000, d.epochs,
                                  tip="Epochs: how many times training goes through all your recordings")
@@ -492,12 +490,10 @@ class UseStep(QWidget):
         self._compare_job = self._save_job = None
         self.figures = table("Base and adapted error rates", ("Words wrong", "Letters wrong"), 2, numbers=True,
                              stretch_last=False)
-        self.figures.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         for col, tip in enumerate(("Word error rate (WER): words left out, added or changed, per word of the "
                                    "clips' texts", "Character error rate (CER): the same, counted in letters")):
             self.figures.horizontalHeaderItem(col).setToolTip(tip)
         self.figures.setVerticalHeaderLabels(("Base model", "Adapted model"))
-        self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -505,8 +501,9 @@ class UseStep(QWidget):
         self.figures.setMaximumWidth(440)
         self.summary = note_label("Evaluation summary")
         self.examples = table("Example transcripts", EXAMPLE_COLS, numbers=True, stretch_last=False)
-        self.examples.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.examples.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        for t in (self.figures, self.examples):  # figures to select and copy one by one, columns sharing the width
+            t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+            t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.examples.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.name_edit = named(QLineEdit(), "Name of the new model")
         self.save_btn = button("&Add to my models", "Add to my models", "Register the adapted model in the model "
