@@ -270,6 +270,9 @@ class TrainStep(TrainingStep):
         form.addRow("", self.details)
         self.plan = note_label("Training plan")
         form.addRow("Plan", self.plan)
+        #: the ``CTCConfig`` fields the spin boxes set (0, the "by epochs" / "each epoch" of two of them: None)
+        self._spins = {"epochs": self.epochs_spin, "max_steps": self.steps_spin, "batch_size": self.batch_spin,
+                       "grad_accum": self.accum_spin, "eval_every": self.eval_spin}
         for w in (self.epochs_spin, self.steps_spin, self.batch_spin, self.accum_spin):
             w.valueChanged.connect(lambda _v: self.refresh_plan())
         self.steps_spin.valueChanged.connect(lambda _v: self._update())  # more steps after a finished run: Resume
@@ -291,19 +294,14 @@ class TrainStep(TrainingStep):
         if not (lr > 0 and math.isfinite(lr)):
             raise ValueError(f"learning rate must be a positive number, got {self.lr_box.currentText()!r}")
         return dataclasses.replace(
-            self._defaults, epochs=self.epochs_spin.value(), max_steps=self.steps_spin.value() or None, lr=lr,
-            batch_size=self.batch_spin.value(), grad_accum=self.accum_spin.value(),
-            precision=self.precision_box.currentText(), device=self.device_box.currentText(),
-            freeze_feature_encoder=self.freeze_check.isChecked(),
-            gradient_checkpointing=self.ckpt_check.isChecked(), eval_every=self.eval_spin.value() or None,
+            self._defaults, lr=lr, precision=self.precision_box.currentText(), device=self.device_box.currentText(),
+            freeze_feature_encoder=self.freeze_check.isChecked(), gradient_checkpointing=self.ckpt_check.isChecked(),
             vocab=self.vocab_box.currentData(), uncovered="drop" if self.drop_check.isChecked() else "error",
-            **self.extra_config)
+            **{key: box.value() or None for key, box in self._spins.items()}, **self.extra_config)
 
     def set_options(self, train: dict) -> None:
         """Show the options of a run's ``config.json`` ``"train"`` (a ``CTCConfig`` as a dict)."""
-        spins = (("epochs", self.epochs_spin), ("max_steps", self.steps_spin), ("batch_size", self.batch_spin),
-                 ("grad_accum", self.accum_spin), ("eval_every", self.eval_spin))
-        for key, box in spins:
+        for key, box in self._spins.items():
             box.setValue(int(train.get(key) or 0) or box.minimum())
         if train.get("lr"):
             self.lr_box.setCurrentText(f"{float(train['lr']):g}")
