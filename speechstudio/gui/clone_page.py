@@ -216,7 +216,6 @@ class UseStep(QWidget):
         super().__init__()
         self.wiz = wizard
         self.saved_name: str | None = None
-        self.exported_path: Path | None = None
         self._save_job = self._export_job = self._try_job = self._save_obj = None
         self._streaming = False
         self.saves = ""  # what Save saves, in words (the "Saves" line)
@@ -252,10 +251,9 @@ class UseStep(QWidget):
         self.info = note_label("Save and export status")
         vbox(self, form, hrow(self.save_btn, self.replace_check, self.speak_btn),
              hrow((self.try_text, 1), self.try_btn, stretch=False), hrow(self.export_btn), self.info, None)
-        wizard.trainer.job_progress.connect(self._on_progress)
-        wizard.trainer.job_finished.connect(self._on_finished)
-        wizard.compute.job_progress.connect(self._on_progress)
-        wizard.compute.job_finished.connect(self._on_finished)
+        for worker in (wizard.trainer, wizard.compute):
+            worker.job_progress.connect(self._on_progress)
+            worker.job_finished.connect(self._on_finished)
         self._update()
 
     def blend(self) -> float | None:
@@ -337,9 +335,9 @@ class UseStep(QWidget):
         elif job_id == self._export_job:
             self._export_job = None
             if status == "done":
-                self.exported_path = Path(result)
-                self.info.setText(f"exported {self.exported_path} (+ .onnx.json)")
-                self.wiz.status_message.emit(f"exported {self.exported_path}")
+                path = Path(result)
+                self.info.setText(f"exported {path} (+ .onnx.json)")
+                self.wiz.status_message.emit(f"exported {path}")
                 self.exported.emit(str(result))
             else:
                 self.info.setText(f"export failed: {plain_error(result)}")
