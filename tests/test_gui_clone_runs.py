@@ -27,3 +27,26 @@ def test_clone_wizard_button_lists_and_removes_old_runs(win, qtbot, home):
     assert details.splitlines() == ["first: 3 MB, 10 days old, resumable", "second: 1 MB, 0 days old, finished"]
     assert not any(root.iterdir())
     qtbot.waitUntil(lambda: step.run_box.count() == 0, timeout=30000)
+
+
+def test_clone_start_that_fails_keeps_the_earlier_run_in_place(win, qtbot, home, monkeypatch, tmp_path):
+    """A new run that cannot start (here: its settings are refused) leaves the earlier run where Resume finds it;
+    it used to be renamed to NAME-<date> first."""
+    from types import SimpleNamespace
+
+    from speechstudio.gui import clone_train
+
+    page = win.show_page("Clone voice")
+    tr = page.train
+    page.dataset_dir, page.base = tmp_path, SimpleNamespace(location=tmp_path, name="joe")
+    run = tr.run_dir()
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "latest.pt").write_bytes(b"x")
+
+    def refused(*args, **kwargs):
+        raise ValueError("batch size 0 is not a batch")
+
+    monkeypatch.setattr(clone_train, "FineTuneJob", refused)
+    assert tr.start() is None
+    assert tr.state.text() == "cannot start: batch size 0 is not a batch"
+    assert tr.resumable() and [p.name for p in run.parent.iterdir()] == [run.name]

@@ -305,16 +305,14 @@ class TrainStep(TrainingStep):
             return None
         if self._est_job is not None:
             self.worker.cancel(self._est_job)
-        moved = None
-        if not resume and self.resumable():
-            moved = self._archive_run()
         try:
             job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, resume=resume,
                               preset=self.preset_box.currentText(), overrides=self._overrides())
         except Exception as e:  # noqa: BLE001 - trainer missing, bad settings: said, not raised
             self._say(f"cannot start: {plain_error(e)}")
             return None
-        return job, moved
+        # the earlier run moves aside only once the new one can start: a failed start keeps it resumable
+        return job, (self._archive_run() if not resume and self.resumable() else None)
 
     def _reset_view(self, keep: bool) -> None:
         if not keep:
