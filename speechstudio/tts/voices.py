@@ -136,20 +136,20 @@ def _store_voices() -> list[VoiceRef]:
     return out
 
 
-def _hf_cached(repo_id: str) -> str | None:
-    """Folder of a cached HF snapshot with config.json, or None (never touches the network)."""
+def _hf_cached(repo_id: str, reason: str) -> VoiceRef | None:
+    """A cached HF snapshot with config.json as a voice (``reason``: why it is used), or None; never online."""
     path = cached_snapshot(repo_id)
-    return str(path) if path is not None and (path / "config.json").is_file() else None
+    found = path is not None and (path / "config.json").is_file()
+    return VoiceRef(repo_id, "transformers", str(path), "hf-cache", reason, repo_id) if found else None
 
 
 def list_voices() -> list[VoiceRef]:
     """All voices available offline: store, packages, and the default HF voice if cached."""
     voices = _store_voices() + package_voices()
     names = {v.name for v in voices}
-    cached = _hf_cached(DEFAULT_HF_VOICE)
+    cached = _hf_cached(DEFAULT_HF_VOICE, "Hugging Face cache")
     if cached and DEFAULT_HF_VOICE not in names and not any(v.hf_id == DEFAULT_HF_VOICE for v in voices):
-        voices.append(VoiceRef(DEFAULT_HF_VOICE, "transformers", cached, "hf-cache", "Hugging Face cache",
-                               DEFAULT_HF_VOICE))
+        voices.append(cached)
     return voices
 
 
@@ -281,9 +281,9 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     if len(partial) == 1:
         return replace(partial[0], reason=f"--voice {spec} matched {partial[0].name} ({partial[0].reason})")
     if spec.count("/") == 1 and not spec.startswith((".", "/")):
-        cached = _hf_cached(spec)
+        cached = _hf_cached(spec, "found in the Hugging Face cache")
         if cached:
-            return VoiceRef(spec, "transformers", cached, "hf-cache", "found in the Hugging Face cache", spec)
+            return cached
         if allow_download:
             return replace(download_voice(spec), reason=f"downloaded {spec}")
     names = ", ".join(v.name for v in known) or "none installed"
@@ -299,10 +299,9 @@ def load_named(spec: str | None, device: str = "auto", precision: str = "auto", 
 
 
 def _default_voice(allow_download: bool) -> VoiceRef:
-    cached = _hf_cached(DEFAULT_HF_VOICE)
+    cached = _hf_cached(DEFAULT_HF_VOICE, f"default voice: {DEFAULT_HF_VOICE} found in the Hugging Face cache")
     if cached:
-        return VoiceRef(DEFAULT_HF_VOICE, "transformers", cached, "hf-cache",
-                        f"default voice: {DEFAULT_HF_VOICE} found in the Hugging Face cache", DEFAULT_HF_VOICE)
+        return cached
     for v in _store_voices():
         if v.hf_id == DEFAULT_HF_VOICE and Path(v.location).is_dir():
             return replace(v, reason=f"default voice: {DEFAULT_HF_VOICE} (downloaded)")
