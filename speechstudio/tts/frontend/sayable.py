@@ -31,13 +31,12 @@ _WORD_RE = re.compile(r"[^\W\d_]+(?:[\u0300-\u036f'’][^\W\d_]*)*")
 @dataclass(frozen=True)
 class Sayable:
     """``text`` given to the voice; ``transliterated`` / ``skipped_scripts``: scripts read as Latin or left
-    out; ``skipped_symbols`` in order; ``removed_invisible``: True when invisible characters went."""
+    out; ``skipped_symbols`` in order."""
 
     text: str
     transliterated: tuple[str, ...] = ()
     skipped_scripts: tuple[str, ...] = ()
     skipped_symbols: str = ""
-    removed_invisible: bool = False
 
 
 def _invisible(ch: str) -> bool:
@@ -71,11 +70,9 @@ def _transliterate(word: str, table: dict[str, str]) -> str:
 def english_sayable(text: str) -> Sayable:
     """Make ``text`` something an English voice can say (module docstring). ``text`` should already
     have its named symbols spelled out (``text.normalize_english`` does both in order)."""
-    had_invisible = not text.isascii() and any(_invisible(ch) for ch in text)
-    if had_invisible:
-        text = remove_invisible(text)
+    text = remove_invisible(text)
     if text.isascii():
-        return Sayable(text, removed_invisible=had_invisible)
+        return Sayable(text)
     transliterated: list[str] = []
     skipped: list[str] = []
 
@@ -101,4 +98,4 @@ def english_sayable(text: str) -> Sayable:
                                     and unicodedata.category(ch) in ("So", "Sm", "Sk", "Sc")))
     kept = "".join(" " if ch in symbols else ch for ch in text)
     text = re.sub(r"[ \t]{2,}", " ", kept) if symbols or skipped else kept
-    return Sayable(text, tuple(transliterated), tuple(skipped), symbols, had_invisible)
+    return Sayable(text, tuple(transliterated), tuple(skipped), symbols)

@@ -86,14 +86,12 @@ _PAUSE_FACTOR = {"sentence": 1.0, "line": LINE_PAUSE_FACTOR, "paragraph": PARAGR
                  "heading": HEADING_PAUSE_FACTOR}
 
 
-def iter_sentence_pauses(
-    text: str | Iterable[str], language: str = "en", sentence_pause_s: float = 0.25,
-    max_chars: int = MAX_SENTENCE_CHARS,
-) -> Iterator[tuple[str, float]]:
+def iter_sentence_pauses(text: str | Iterable[str], language: str = "en",
+                         sentence_pause_s: float = 0.25) -> Iterator[tuple[str, float]]:
     """``(sentence, pause after it in s)`` for plain text, lazily: sentences end at pysbd boundaries,
     paragraphs, HTML blocks, an inner ellipsis (piper1-gpl#291) and unpunctuated line ends; the pause is
     ``sentence_pause_s`` times the line / paragraph / heading factor."""
-    for sentence, kind in _iter_breaks(text, language, max_chars):
+    for sentence, kind in _iter_breaks(text, language, MAX_SENTENCE_CHARS):
         yield sentence, _PAUSE_FACTOR[kind] * sentence_pause_s
 
 
@@ -260,7 +258,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
             text = text.replace(sym, word)
     said = english_sayable(text)
     return Sayable(re.sub(r"[ \t]+", " ", said.text).strip(), said.transliterated, said.skipped_scripts,
-                   said.skipped_symbols, said.removed_invisible)
+                   said.skipped_symbols)
 
 
 def normalize_english(text: str, locale: str = "en-us") -> str:
