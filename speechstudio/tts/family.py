@@ -131,8 +131,8 @@ class TtsFamily:
         """True when ``source`` is a voice of this family (by its files / ``config.json``)."""
         raise NotImplementedError
 
-    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto") -> Voice:
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None, optimize: bool = True,
+             runtime: str = "auto") -> Voice:
         """The loaded :class:`Voice` (a ``voice_text.VoiceText``); ``device`` / ``precision`` are resolved.
         Raises ``ModelNotFoundError``."""
         raise NotImplementedError
@@ -182,8 +182,8 @@ def to_device(model, device: str, precision: str):
 
 @dataclass
 class TransformersFamily(TtsFamily):
-    """A family that is one transformers ``model_type``: ``loader(spec, config, device, precision, name,
-    local_files_only)`` builds the voice, ``parts(folder, snapshot_fn)`` adds a Hub download's companions."""
+    """A family that is one transformers ``model_type``: ``loader(spec, config, device, precision, name)`` builds
+    the voice, ``parts(folder, snapshot_fn)`` adds a Hub download's companions."""
 
     model_type: str = ""
     loader: Callable | None = None
@@ -192,13 +192,13 @@ class TransformersFamily(TtsFamily):
     def detect(self, source: VoiceSource) -> bool:
         return source.model_type == self.model_type
 
-    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None, optimize: bool = True,
+             runtime: str = "auto"):
         from transformers import AutoConfig
 
         try:
-            config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
-            return self.loader(source.spec, config, device, precision, name, local_files_only)
+            config = AutoConfig.from_pretrained(source.spec, local_files_only=True)
+            return self.loader(source.spec, config, device, precision, name)
         except (OSError, ValueError) as exc:
             if isinstance(exc, SpeechStudioError):
                 raise
@@ -235,9 +235,9 @@ def check_options(voice, settings, *, flags: bool = False) -> list[str]:
     return family.check_options(voice, settings, flags=flags)
 
 
-def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> VoiceSource:
-    """``spec`` (file, folder or Hugging Face id: its ``config.json`` from the HF cache, or the Hub unless
-    ``local_files_only``) as a :class:`VoiceSource`. Raises ``ModelNotFoundError``."""
+def read_source(spec: str | os.PathLike[str]) -> VoiceSource:
+    """``spec`` (file, folder or Hugging Face id: its ``config.json`` from the HF cache) as a :class:`VoiceSource`.
+    Raises ``ModelNotFoundError``."""
     text = str(spec)
     path = Path(spec)
     if path.is_file():
@@ -251,7 +251,7 @@ def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> 
     from transformers import AutoConfig
 
     try:
-        config = AutoConfig.from_pretrained(text, local_files_only=local_files_only)
+        config = AutoConfig.from_pretrained(text, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise ModelNotFoundError(f"{spec}: not a downloaded voice ({str(exc).splitlines()[0][:120]})") from exc
     return VoiceSource(text, None, frozenset({"config.json"}), config.to_dict())
@@ -271,9 +271,8 @@ def detect(source: VoiceSource) -> TtsFamily:
                              f"{source.model_type!r}; voice families: {names})")
 
 
-def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
-               name: str | None = None, local_files_only: bool = True, optimize: bool = True,
-               runtime: str = "auto") -> Voice:
+def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto", name: str | None = None,
+               optimize: bool = True, runtime: str = "auto") -> Voice:
     """Load a voice (Piper ``.onnx``, checkpoint folder or Hugging Face id) through the family that
     recognises it. ``device`` ``auto|cpu|cuda``; ``precision`` ``auto|fp32|fp16``; ``optimize``:
     channels-last decoder on CPU; ``runtime`` ``torch|onnx|auto`` (auto: onnx for Piper on CPU, unless
@@ -289,6 +288,6 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     precision = resolve_precision(precision, device)
     if precision == "fp16" and device == "cpu":
         raise UsageError("fp16 needs a CUDA device; use --precision fp32 on CPU")
-    source = read_source(source, local_files_only)
-    return detect(source).load(source, device=device, precision=precision, name=name,
-                               local_files_only=local_files_only, optimize=optimize, runtime=runtime)
+    source = read_source(source)
+    return detect(source).load(source, device=device, precision=precision, name=name, optimize=optimize,
+                               runtime=runtime)

@@ -30,11 +30,11 @@ class VitsFamily(TtsFamily):
     def describe(self, ref) -> str:
         return ref.kind  # "piper" or "transformers": the two file formats of the family
 
-    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None, optimize: bool = True,
+             runtime: str = "auto"):
         if _is_piper(source):
             return _load_piper(source.path, device, precision, name, optimize, runtime)
-        return _load_transformers(source, device, precision, name, local_files_only, optimize)
+        return _load_transformers(source, device, precision, name, optimize)
 
 
 def _load_piper(src: Path, device: str, precision: str, name: str | None, optimize: bool, runtime: str):
@@ -60,19 +60,18 @@ def _load_piper(src: Path, device: str, precision: str, name: str | None, optimi
     )
 
 
-def _load_transformers(source: VoiceSource, device: str, precision: str, name: str | None,
-                       local_files_only: bool, optimize: bool):
+def _load_transformers(source: VoiceSource, device: str, precision: str, name: str | None, optimize: bool):
     """A transformers ``VitsModel`` checkpoint (folder or Hugging Face id in the HF cache)."""
     from transformers import AutoConfig, VitsModel, VitsTokenizer
 
     spec, src = source.spec, source.path
     try:
-        config = AutoConfig.from_pretrained(spec, local_files_only=local_files_only)
+        config = AutoConfig.from_pretrained(spec, local_files_only=True)
         if src is not None and src.is_dir() and needs_plain_load(src, config):
             model = load_folded_checkpoint(src, config)
         else:
-            model = VitsModel.from_pretrained(spec, local_files_only=local_files_only)
-        tokenizer = VitsTokenizer.from_pretrained(spec, local_files_only=local_files_only)
+            model = VitsModel.from_pretrained(spec, local_files_only=True)
+        tokenizer = VitsTokenizer.from_pretrained(spec, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise ModelNotFoundError(f"{spec}: VITS checkpoint incomplete ({str(exc).splitlines()[0][:120]})") from exc
     fold_weight_norm(model)

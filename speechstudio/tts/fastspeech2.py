@@ -116,7 +116,7 @@ def add_fastspeech2_parts(folder: Path, snapshot_fn) -> None:
             shutil.copyfile(tok / f, folder / f)
 
 
-def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
+def load(source, config, device: str, precision: str, name: str | None):
     """Load a FastSpeech2-Conformer-with-HiFi-GAN folder on ``device``. Raises ``ModelNotFoundError`` without
     ``vocab.json``."""
     from transformers import FastSpeech2ConformerWithHifiGan

@@ -97,7 +97,7 @@ class SpeechT5Voice(FamilyVoice):
         return super().speaker_id(speaker) or 0  # always an x-vector row, even with one speaker
 
 
-def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
+def load(source, config, device: str, precision: str, name: str | None):
     """Load the SpeechT5 voice folder ``source`` on ``device``. Raises ``ModelNotFoundError`` when the vocoder
     or the speakers are missing."""
     import torch
