@@ -78,8 +78,7 @@ def read_verdict(lines: Iterator[str]) -> tuple[bool | None, list[str]]:
     return verdict, head
 
 
-def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
-                 ssml: bool | None = None) -> Iterator[SpeechPart]:
+def speech_parts(text: str | Iterable[str], language: str = "en", ssml: bool | None = None) -> Iterator[SpeechPart]:
     """``SpeechPart``s of plain text (split lazily) or SSML (``ssml=None``: when it starts with ``<speak``;
     ``True`` wraps text without a root). Raises ``SsmlError``."""
     if isinstance(text, str):
@@ -89,10 +88,10 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
         verdict, head = read_verdict(lines) if ssml is None else (None, [])
         text = itertools.chain(head, lines)
     if ssml or (ssml is None and verdict is True):
-        yield from parse_ssml(text if isinstance(text, str) else "".join(text), language, pause_s)
+        yield from parse_ssml(text if isinstance(text, str) else "".join(text), language)
     else:
         # longer pauses after paragraphs; one sentence of look-ahead: the last one has no pause
-        pairs = itertools.pairwise(itertools.chain(iter_sentence_pauses(text, language, pause_s), [None]))
+        pairs = itertools.pairwise(itertools.chain(iter_sentence_pauses(text, language), [None]))
         yield from (SpeechPart(sentence, pause if nxt is not None else 0.0) for (sentence, pause), nxt in pairs)
 
 
@@ -156,8 +155,8 @@ def _say_as(kind: str, text: str, fmt: str | None, language: str) -> str | None:
 class _Builder:
     """Collects text runs and pauses from parser events into ``SpeechPart``s."""
 
-    def __init__(self, language: str, pause_s: float):
-        self.language, self.pause_s = language, pause_s
+    def __init__(self, language: str):
+        self.language = language
         self.parts: list[list] = []  # [text, pause_s, length_scale, voice, explicit pause]
         self.buffer: list[str] = []
         self.key: tuple[float, str | None] = (1.0, None)
@@ -179,7 +178,7 @@ class _Builder:
             sentences = list(iter_paragraph_sentences(text, self.language))
             for i, sentence in enumerate(sentences):
                 last = i == len(sentences) - 1
-                self.parts.append([sentence, pause if last else self.pause_s, self.key[0], self.key[1],
+                self.parts.append([sentence, pause if last else DEFAULT_SENTENCE_PAUSE_S, self.key[0], self.key[1],
                                    explicit and last])
             return
         if not self.parts:
@@ -200,7 +199,7 @@ class _Builder:
         return [SpeechPart(t, round(p, 6), ls, v) for t, p, ls, v, _ in self.parts]
 
 
-def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S) -> list[SpeechPart]:
+def parse_ssml(text: str, language: str = "en") -> list[SpeechPart]:
     """Parse an SSML document (wrapped in ``<speak>`` if it has no root) into ``SpeechPart``s. Raises
     ``SsmlError`` ("SSML line L, column C: reason")."""
     shift = 0
@@ -214,7 +213,7 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
         shift = -(len(lead) - (lead.rfind("\n") + 1))
         text = body
     parser = expat.ParserCreate()
-    build = _Builder(language, pause_s)
+    build = _Builder(language)
     stack: list[dict] = []
     ignored: set[str] = set()
 
@@ -251,7 +250,7 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
             build.text("", key())
             build.flush(pause, True)
         elif tag in ("p", "s"):
-            build.flush(PARAGRAPH_PAUSE_S if tag == "p" else pause_s, False)
+            build.flush(PARAGRAPH_PAUSE_S if tag == "p" else DEFAULT_SENTENCE_PAUSE_S, False)
         elif tag == "prosody" and "rate" in attrs:
             rate = _rate(attrs["rate"])
             if rate is None:
@@ -285,7 +284,7 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     def end(tag: str) -> None:
         frame = stack.pop()
         if tag in ("p", "s"):
-            build.flush(PARAGRAPH_PAUSE_S if tag == "p" else pause_s, False)
+            build.flush(PARAGRAPH_PAUSE_S if tag == "p" else DEFAULT_SENTENCE_PAUSE_S, False)
         elif tag == "phoneme":
             build.text(" " + phoneme_mark(frame["ph"], "".join(frame["capture"])) + " ", key())
         elif tag == "say-as":

@@ -17,7 +17,7 @@ import speechstudio
 from speechstudio.asr.device import cpu_cores
 from speechstudio.errors import UsageError
 from speechstudio.tts.family import CONTROL_RANGES
-from speechstudio.tts.ssml import DEFAULT_SENTENCE_PAUSE_S, SpeechPart, speech_parts
+from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
@@ -149,7 +149,6 @@ def stream_speech(
     voice: VitsVoice,
     text: str | Iterable[str],
     settings: SynthesisSettings = SynthesisSettings(),
-    pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
     workers: int | None = None,
     ssml: bool | None = None,
     voice_loader: Callable[[str], VitsVoice] | None = None,
@@ -160,7 +159,7 @@ def stream_speech(
     ``UnknownSpeakerError``, ``UnsayableTextError``, ``SsmlError``."""
     voice.speaker_id(settings.speaker)  # fail fast on an unknown speaker
     lang = (voice.language or "en").split("-")[0]
-    parts = speech_parts(text, lang, pause_s, ssml)
+    parts = speech_parts(text, lang, ssml=ssml)
     rate = voice.sample_rate
     resolve = _PartVoices(voice, settings, voice_loader)
     done = 0
