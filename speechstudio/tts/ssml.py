@@ -235,12 +235,10 @@ def parse_ssml(text: str, language: str = "en") -> list[SpeechPart]:
         if stack and stack[-1].get("capture") is not None and tag != "break":
             frame["capture"] = stack[-1]["capture"]  # markup inside say-as / sub content: keep only its text
         if tag == "break":
-            pause = BREAK_STRENGTH_S["medium"]
-            if "strength" in attrs:
-                if attrs["strength"] not in BREAK_STRENGTH_S:
-                    raise SsmlError(f"{where()}: <break strength={attrs['strength']!r}> must be one of "
-                                    f"{', '.join(BREAK_STRENGTH_S)}")
-                pause = BREAK_STRENGTH_S[attrs["strength"]]
+            pause = BREAK_STRENGTH_S.get(attrs.get("strength", "medium"))
+            if pause is None:
+                raise SsmlError(f"{where()}: <break strength={attrs['strength']!r}> must be one of "
+                                f"{', '.join(BREAK_STRENGTH_S)}")
             if "time" in attrs:
                 m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", attrs["time"])
                 pause = float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None

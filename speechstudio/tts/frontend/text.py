@@ -254,8 +254,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     text = expand_abbreviations(text)
     text = _ANGLE_WORD_RE.sub(r"\1", text)  # "press <Enter>": a key name, not "less than"
     for sym, word in NAMED_SYMBOLS.items():
-        if sym in text:
-            text = text.replace(sym, word)
+        text = text.replace(sym, word)
     said = english_sayable(text)
     return Sayable(re.sub(r"[ \t]+", " ", said.text).strip(), said.transliterated, said.skipped_scripts,
                    said.skipped_symbols)
