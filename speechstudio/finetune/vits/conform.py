@@ -67,14 +67,13 @@ def _prior_latent(model, ids, spec, g, generator):
     """(flow, t_y) prior latents of one clip aligned to its recording (module notes, step 1)."""
     import torch
 
-    from speechstudio.finetune.vits.model import align, encode_text, prior_latents
+    from speechstudio.finetune.vits.model import encode_text, prior_latents
 
     input_ids = ids[None]
     _h, m_p, logs_p, x_mask = encode_text(model, input_ids, torch.ones_like(input_ids, dtype=torch.float32))
     z_mask = torch.ones(1, 1, spec.shape[-1], device=spec.device)
     _z, m_q, _logs_q = model.posterior_encoder(spec[None], z_mask, g)
-    attn = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask)
-    return prior_latents(z_mask, attn, m_p, logs_p, model, g, generator)[0]
+    return prior_latents(model, m_q, z_mask, m_p, logs_p, x_mask, g, generator)[0]
 
 
 def _cache_layout(model, items: list, cache_dir, seed: int) -> tuple:

@@ -89,11 +89,13 @@ def duration_loss(model, hidden, x_mask, w, g):
     return torch.sum(torch.sum((logw.float() - logw_.float()) ** 2, [1, 2]) / torch.sum(x_mask))
 
 
-def prior_latents(z_mask, attn, m_p, logs_p, model, g=None, generator=None):
-    """Prior ``m_p`` / ``logs_p`` (b, flow, t_x) expanded along ``attn`` (b, 1, t_y, t_x), sampled at
-    the model's ``noise_scale`` (``generator``: None for torch's global RNG), through the reverse flow:
-    (b, flow, t_y), no gradient (Kong et al. 2020, teacher forcing)."""
+def prior_latents(model, m_q, z_mask, m_p, logs_p, x_mask, g=None, generator=None):
+    """Prior ``m_p`` / ``logs_p`` (b, flow, t_x) expanded along the MAS alignment of the posterior *mean*
+    ``m_q`` (b, flow, t_y; no sampling noise, as validation aligns), sampled at the model's ``noise_scale``
+    (``generator``: None for torch's global RNG), through the reverse flow: (b, flow, t_y), no gradient
+    (Kong et al. 2020, teacher forcing)."""
     with torch.no_grad():
+        attn = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask)
         m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
         noise = float(getattr(model, "noise_scale", 0.667))
         where = m_f.device if generator is None else generator.device      # a seeded CPU generator: CPU noise
@@ -120,9 +122,7 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     if latents == "given":
         source = given_latents.to(z.dtype) * z_mask
     elif latents == "prior":
-        with torch.no_grad():  # durations from the posterior *mean* (no sampling noise), as validation aligns
-            attn_q = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask)
-        source = prior_latents(z_mask, attn_q, m_p, logs_p, model, g)
+        source = prior_latents(model, m_q, z_mask, m_p, logs_p, x_mask, g)
     else:
         source = z
     m_p, logs_p = expand_prior(attn, m_p, logs_p)
