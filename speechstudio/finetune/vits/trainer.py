@@ -17,15 +17,14 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator
 
-from speechstudio.atomic import atomic_path
 from speechstudio.audio.decode import load_audio
-from speechstudio.audio.encode import AudioEncoder
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune import closeness, pitch_match
 from speechstudio.finetune.base_format import base_format, base_source
 from speechstudio.finetune.closeness import getting_closer, natural_enough, trade_stalled
 from speechstudio.finetune.manifest import Manifest
 from speechstudio.finetune.parallel import Parallel, training_precision
+from speechstudio.finetune.recording import _write_wav
 from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state,
                                       seed_all)
 from speechstudio.finetune.trade import row_of, write_trade
@@ -278,12 +277,9 @@ class VoiceTrainer:
 
     def samples(self) -> list[Path]:
         """``self.texts`` spoken into ``samples/step_N_TAG.wav`` (16-bit PCM at the model's rate)."""
-        paths = []
-        for tag, wav in self.speak(self.texts):
-            paths.append(self.rf.samples_dir / f"step_{self.tr.step}_{tag}.wav")
-            with atomic_path(paths[-1]) as tmp, AudioEncoder(tmp, self.tr.model.config.sampling_rate, suffix=".wav") as out:
-                out.write(wav)
-        return paths
+        rate, step = self.tr.model.config.sampling_rate, self.tr.step
+        return [_write_wav(self.rf.samples_dir / f"step_{step}_{tag}.wav", wav, rate)
+                for tag, wav in self.speak(self.texts)]
 
     # ------------------------------------------------------------------ the clone judge
     def _clone_judge(self) -> None:
