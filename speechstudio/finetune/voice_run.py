@@ -31,7 +31,7 @@ from speechstudio.finetune.vits.config import TrainConfig
 from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
 from speechstudio.finetune.vits.presets import preset as make_preset
 from speechstudio.finetune.vits.trained import load_checkpoint_state
-from speechstudio.finetune.vits.trainer import load_trained_generator, train_voice
+from speechstudio.finetune.vits.trainer import load_base, load_trained_generator, train_voice
 from speechstudio.hub.paths import data_dir
 from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
 
@@ -58,11 +58,6 @@ class BaseVoiceInfo:
     lacks: tuple[str, ...]
     license: str
     note: str
-
-
-def load_base_voice(ref):
-    """The base ``ref`` (a ``VoiceRef``) as a ``VitsVoice`` on the CPU (fp32), by its ``base_format``."""
-    return base_format(ref).load(ref.location, name=ref.name)
 
 
 def describe_base(ref) -> BaseVoiceInfo:
@@ -272,7 +267,7 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
     multi-speaker ``metadata.csv``; ``keep_mismatched`` trains on asr_mismatch clips. Raises ``DatasetError``."""
     if p.source is None:
         return "" if p.resume else format_report(report(Manifest.load(p.dataset_dir)))
-    voice = load_base_voice(p.base)
+    voice = load_base(p.base)
     transcribe = None
     if asr_check and voice.language.startswith("en"):
         try:
@@ -316,7 +311,7 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
             raise UsageError(f"--blend {blend}: between 0 (the base voice) and 1 (the checkpoint)")
         model, info = blend_generator(Path(run_dir), blend, which)
         label = blend_name(blend, which)
-    base_voice = load_base_voice(base)
+    base_voice = load_base(base)
     facts = {"checkpoint": label, "step": int(getattr(info, "step", 0))}
     if label == "best":
         label = load_checkpoint_state(run_dir, "best").get("checkpoint") or f"step_{facts['step']}"

@@ -55,9 +55,9 @@ STAGES = (("warmup", "warmup_end", lambda tr, group: tr.warmup_step(group)),
           ("train", "total", lambda tr, group: tr.train_step(group)))
 
 
-def load_base(source: str):
-    """The base ``source`` (a path or HF id) as a ``VitsVoice`` on the CPU, fp32 (``base_format``)."""
-    return base_format(source).load(source)
+def load_base(base):
+    """The base (a ``VoiceRef``, a path or an HF id) as a ``VitsVoice`` on the CPU, fp32 (``base_format``)."""
+    return base_format(base).load(getattr(base, "location", base), name=getattr(base, "name", None))
 
 
 def closeness_advice(similarities: list[float], usable_minutes: float, changing: bool = True) -> str:
