@@ -141,26 +141,21 @@ def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
     bins, t_y), ``mel`` (b, n_mels, t_y), ``spec_mask`` (b, t_y), ``wav`` (b, 1, t_y * hop), [``latent``
     (b, flow, t_y)]; t_y >= ``min_frames``."""
     import torch
+    import torch.nn.functional as F
 
-    b = len(batch)
     t_x = max(len(x["ids"]) for x in batch)
     t_y = max(max(x["spec"].shape[-1] for x in batch), min_frames)
-    bins, n_mels = batch[0]["spec"].shape[0], batch[0]["mel"].shape[0]
-    out = {"input_ids": torch.zeros(b, t_x, dtype=torch.long), "input_mask": torch.zeros(b, t_x),
-           "spec": torch.zeros(b, bins, t_y), "mel": torch.zeros(b, n_mels, t_y),
-           "spec_mask": torch.zeros(b, t_y), "wav": torch.zeros(b, 1, t_y * hop_length)}
+
+    def padded(key: str, length: int):  # each item's last axis zero-padded to ``length``, stacked
+        return torch.stack([F.pad(x[key], (0, length - x[key].shape[-1])) for x in batch])
+
+    def mask(key: str, length: int):
+        return (torch.arange(length) < torch.tensor([[x[key].shape[-1]] for x in batch])).float()
+
+    out = {"input_ids": padded("ids", t_x), "input_mask": mask("ids", t_x), "spec": padded("spec", t_y),
+           "mel": padded("mel", t_y), "spec_mask": mask("spec", t_y), "wav": padded("wav", t_y * hop_length)[:, None]}
     if "latent" in batch[0]:
-        out["latent"] = torch.zeros(b, batch[0]["latent"].shape[0], t_y)
-    for i, x in enumerate(batch):
-        n, f = len(x["ids"]), x["spec"].shape[-1]
-        out["input_ids"][i, :n] = x["ids"]
-        out["input_mask"][i, :n] = 1
-        out["spec"][i, :, :f] = x["spec"]
-        out["mel"][i, :, :f] = x["mel"]
-        out["spec_mask"][i, :f] = 1
-        out["wav"][i, 0, : x["wav"].numel()] = x["wav"]
-        if "latent" in out:
-            out["latent"][i, :, : x["latent"].shape[-1]] = x["latent"]
+        out["latent"] = padded("latent", t_y)
     return out
 
 
