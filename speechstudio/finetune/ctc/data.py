@@ -138,9 +138,8 @@ class Collator:
         out = {self.name: batch[self.name].float()}
         if self.with_mask:
             out["attention_mask"] = batch["attention_mask"]
-        labels = torch.full((len(items), max(len(it.labels) for it in items)), -100, dtype=torch.long)
-        for row, it in enumerate(items):
-            labels[row, :len(it.labels)] = torch.tensor(it.labels, dtype=torch.long)
+        labels = torch.nn.utils.rnn.pad_sequence([torch.tensor(it.labels, dtype=torch.long) for it in items],
+                                                 batch_first=True, padding_value=-100)
         out.update(labels=labels, input_lengths=batch["attention_mask"].sum(-1))
         return out
 
