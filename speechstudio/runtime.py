@@ -5,6 +5,7 @@ that runs them (:func:`lower_thread_priority`); glibc's heap kept for speed (:fu
 or given back (:func:`trim_heap`); malloc in huge pages (:func:`restart_with_huge_pages`)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
@@ -53,10 +54,8 @@ def restart_with_huge_pages() -> None:
     argv = [sys.executable, *sys.argv[1:]] if getattr(sys, "frozen", False) else [sys.executable, *sys.orig_argv[1:]]
     sys.stdout.flush()
     sys.stderr.flush()
-    try:
+    with contextlib.suppress(OSError):          # go on as we are
         os.execv(sys.executable, argv)
-    except OSError:
-        pass                    # go on as we are
 
 
 def cpu_session(path: Path, what: str):
@@ -96,7 +95,7 @@ def lower_thread_priority() -> bool:
     """Lower the calling thread's CPU priority (the diarizer beside the recogniser: docs/diarization.md): on
     Linux nice +10 for this thread only (``setpriority`` on its thread id), on Windows
     ``THREAD_PRIORITY_BELOW_NORMAL``; elsewhere nothing. True if lowered."""
-    try:
+    with contextlib.suppress(OSError):
         if sys.platform.startswith("linux"):
             tid = threading.get_native_id()
             os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 10))
@@ -104,8 +103,6 @@ def lower_thread_priority() -> bool:
         if sys.platform == "win32":
             kernel32 = ctypes.windll.kernel32
             return bool(kernel32.SetThreadPriority(kernel32.GetCurrentThread(), -1))
-    except OSError:
-        pass
     return False
 
 

@@ -2,6 +2,7 @@
 :func:`speechstudio.transcript.model.transcript_dict`), written atomically, and where their files go."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
@@ -64,10 +65,8 @@ def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | 
         return src.with_name(name)
     out = Path(output_dir)
     if input_root is not None:
-        try:
+        with contextlib.suppress(ValueError):       # outside the root: straight under output_dir
             return out / Path(os.path.abspath(src)).parent.relative_to(os.path.abspath(input_root)) / name
-        except ValueError:
-            pass
     return out / name
 
 

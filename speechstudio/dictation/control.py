@@ -80,7 +80,7 @@ class ControlServer:
                 conn = self._listener.accept()
             except Exception:  # noqa: BLE001 - closed, or a client with the wrong key
                 continue
-            try:
+            with conn, contextlib.suppress(Exception):     # a client that went away
                 msg = conn.recv()
                 if msg == "ping":
                     conn.send("pong")
@@ -88,10 +88,6 @@ class ControlServer:
                     conn.send(str(self.handler(msg)))
                 else:
                     conn.send(f"unknown command {msg!r}")
-            except Exception:  # noqa: BLE001 - a client that went away
-                pass
-            finally:
-                conn.close()
 
     def close(self) -> None:
         self._closed.set()
