@@ -74,6 +74,12 @@ def cpu_session(path: Path, what: str):
 
 
 @functools.cache
+def shared_session(path: Path, what: str):
+    """The process-wide :func:`cpu_session` of ``path``, opened on first use (a failure is not kept)."""
+    return cpu_session(path, what)
+
+
+@functools.cache
 def _glibc():
     """The process's own C library symbols where they are glibc's (``mallopt``, ``malloc_trim``), else None."""
     libc = ctypes.CDLL(None) if sys.platform.startswith("linux") else None

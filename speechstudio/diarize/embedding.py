@@ -7,32 +7,24 @@
 """
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import kaldi_native_fbank as knf
 import numpy as np
 
 from speechstudio.audio.vad import default_spans
-from speechstudio.runtime import cpu_session
+from speechstudio.runtime import shared_session
 
 RATE = 16000
 SIZE = 192                  #: embedding size
 FRAME_S = 0.01              #: filter-bank hop (s); frame i covers samples [160 i, 160 i + 400)
 WEIGHTS = Path(__file__).with_name("weights") / "campplus.onnx"
 
-_LOCK = threading.Lock()
-_NET = None
-
 
 def network():
     """The process-wide CAM++ session on the CPU (input ``fbank`` float32 (n, frames, 80), output float32
     (n, 192)), loaded once. Raises ``OSError`` when the weights are missing (a broken install)."""
-    global _NET
-    with _LOCK:
-        if _NET is None:
-            _NET = cpu_session(WEIGHTS, "speaker embedding")
-        return _NET
+    return shared_session(WEIGHTS, "speaker embedding")
 
 
 def fbank(audio16k: np.ndarray) -> np.ndarray:

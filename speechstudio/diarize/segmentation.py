@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from speechstudio.runtime import cpu_session
+from speechstudio.runtime import shared_session
 
 RATE = 16000
 CHUNK_S = 10.0                   #: the network's input length (s)
@@ -26,8 +26,6 @@ FRAME_STEP_S = 0.016875          #: 270 samples: SincNet stride 10 x three max-p
 FRAME_DURATION_S = 0.0619375     #: receptive field, 991 samples
 LOCAL_SPEAKERS = 3
 WEIGHTS = Path(__file__).with_name("weights") / "segmentation-3.0.onnx"
-
-_NET = None
 
 
 def powerset() -> np.ndarray:
@@ -45,10 +43,7 @@ def powerset() -> np.ndarray:
 def network():
     """The process-wide ONNX Runtime session on the CPU (loaded once, ~0.1 s). Raises ``OSError`` when the
     weights file is missing (a broken install)."""
-    global _NET
-    if _NET is None:
-        _NET = cpu_session(WEIGHTS, "speaker segmentation")
-    return _NET
+    return shared_session(WEIGHTS, "speaker segmentation")
 
 
 def activity(chunks: np.ndarray) -> np.ndarray:
