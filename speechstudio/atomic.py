@@ -217,6 +217,15 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     return Path(path)
 
 
+def read_json_object(path: str | os.PathLike[str]) -> dict:
+    """The JSON object (UTF-8) in ``path``; ``{}`` when the file is missing, unreadable, not JSON or not an object."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def atomic_write_json(path: str | os.PathLike[str], data) -> Path:
     """Write ``data`` as JSON (1-space indent, UTF-8, non-ASCII kept) to ``path`` atomically
     (:func:`atomic_write_text`). Returns ``Path(path)``."""

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import json
 import re
 import sys
 
-from speechstudio.atomic import atomic_write_json
+from speechstudio.atomic import atomic_write_json, read_json_object
 from speechstudio.hub.paths import data_dir
 
 STATE_FILE = "notices.json"
@@ -37,11 +36,7 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
     be written means the advice is given again next time (never an error)."""
     day = (today or _dt.date.today()).isoformat()
     path = data_dir() / STATE_FILE
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-        state = state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
-        state = {}
+    state = read_json_object(path)
     if state.get(advice) == day:
         return False
     state = {k: v for k, v in state.items() if v == day}  # older days: forgotten

@@ -4,12 +4,11 @@ the rules: docs/transcribe.md, Batch."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from speechstudio.atomic import atomic_write_text
+from speechstudio.atomic import atomic_write_text, read_json_object
 from speechstudio.audio.diagnose import is_stream
 from speechstudio.batch.export import FORMATS
 from speechstudio.transcript.model import json_text, transcript_dict
@@ -58,12 +57,8 @@ def recorded_source(json_path: str | os.PathLike) -> dict | None:
     label) and ``"made"`` (what it was made with, ``None`` where the JSON does not record it: the ``model`` id,
     ``task``, ``language``, the ``speakers`` asked, the audio ``track``) added, or ``None`` (absent, unreadable,
     not ours)."""
-    try:
-        with open(json_path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return None
-    src = doc.get("source") if isinstance(doc, dict) else None
+    doc = read_json_object(json_path)
+    src = doc.get("source")
     if not isinstance(src, dict) or "size" not in src:
         return None
     req, audio = (d if isinstance(d, dict) else {} for d in (src.get("request"), doc.get("audio")))

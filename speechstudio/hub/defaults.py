@@ -2,10 +2,9 @@
 ``<data dir>/defaults.json`` (``{"dictation": NAME}``), written atomically."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from speechstudio.atomic import atomic_write_json
+from speechstudio.atomic import atomic_write_json, read_json_object
 from speechstudio.errors import UsageError
 from speechstudio.hub.paths import data_dir
 
@@ -19,11 +18,7 @@ def _path() -> Path:
 
 
 def _load() -> dict:
-    try:
-        data = json.loads(_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(_path())
 
 
 def choice(role: str) -> str | None:

@@ -3,6 +3,7 @@ live where ``finetune asr --out NAME`` puts them (:func:`run_dir_for`); a resume
 from its ``config.json``."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from safetensors import SafetensorError, safe_open
 from speechstudio.asr.ctc_checkpoint import family_name
 from speechstudio.asr.family import capabilities
 from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+from speechstudio.atomic import read_json_object
 from speechstudio.audio.decode import load_audio
 from speechstudio.errors import UsageError
 from speechstudio.finetune.ctc import register_model, train_ctc
@@ -85,18 +87,10 @@ def describe_ctc_base(spec: str) -> CTCBaseInfo:
     if not spec:
         raise UsageError("choose a base model")
     base = resolve_base(spec)
-    vocab: dict = {}
-    if base.has_vocab:
-        try:
-            vocab = json.loads((base.path / "vocab.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            vocab = {}
+    vocab = read_json_object(base.path / "vocab.json") if base.has_vocab else {}
     rate = 16000
-    try:
-        pre = json.loads((base.path / "preprocessor_config.json").read_text(encoding="utf-8"))
-        rate = int(pre.get("sampling_rate", rate))
-    except (OSError, ValueError, TypeError):
-        pass
+    with contextlib.suppress(ValueError, TypeError):
+        rate = int(read_json_object(base.path / "preprocessor_config.json").get("sampling_rate", rate))
     n_params, exact = _count_params(base.path)
     return CTCBaseInfo(spec, base.path, family_name(base.model_type), base.model_type, base.has_vocab, len(vocab),
                        vocab_casing(vocab) if vocab else "", n_params, exact, rate)
