@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from speechstudio.audio.levels import rms_dbfs
+
 #: A block at least this loud (RMS, dBFS) counts as sound (speech ~-30 to -20, a quiet room ~-60).
 SOUND_DBFS = -45.0
 #: Seconds of sound with no text at all before the warning: a recogniser's own delay (2-3 s) plus one sentence.
@@ -33,11 +35,8 @@ class NoTextWatch:
         block = np.asarray(block)
         if self.text_seen or self.warned or len(block) == 0:
             return None
-        x = block.astype(np.float64)
-        if np.issubdtype(block.dtype, np.integer):
-            x /= float(np.iinfo(block.dtype).max)
-        rms = float(np.sqrt(np.mean(np.square(x))))
-        if 20.0 * np.log10(max(rms, 1e-10)) >= self.threshold_db:
+        x = block / float(np.iinfo(block.dtype).max) if np.issubdtype(block.dtype, np.integer) else block
+        if rms_dbfs(x) >= self.threshold_db:
             self.sound_s += len(block) / float(sample_rate)
         if self.sound_s >= self.after_s:
             self.warned = True
