@@ -3,7 +3,6 @@ yielding ``Status``, :class:`DictateStarted`, ``StreamUpdate``s and :class:`Dict
 cancel end the source, captured audio still flushed."""
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from typing import Iterator
@@ -15,7 +14,7 @@ from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detec
 from speechstudio.asr.stream_geometry import BlockResampler
 from speechstudio.audio.levels import rms_dbfs
 from speechstudio.audio.mel import StreamingLogMel
-from speechstudio.worker.jobs import Job
+from speechstudio.worker.jobs import CancelEvent, Job
 from speechstudio.worker.status import Status
 
 LEVEL_INTERVAL_S = 0.05
@@ -69,18 +68,6 @@ class DictateWarning(Status):
     :class:`~speechstudio.asr.no_text.NoTextWatch`); the page shows it like a status line."""
 
 
-class _StopEvent(threading.Event):
-    """The job's cancel event: setting it (worker cancel / shutdown) also ends the source."""
-
-    def __init__(self, source) -> None:
-        super().__init__()
-        self._source = source
-
-    def set(self) -> None:  # noqa: A003
-        super().set()
-        self._source.stop()
-
-
 class DictateJob(Job):
     """Stream ``source`` through cached ``model`` (None: default) with ``config`` (``StreamConfig`` or
     ``AgreementConfig``; None: device defaults). Raises ``UsageError``, ``ModelNotFoundError``."""
@@ -92,7 +79,7 @@ class DictateJob(Job):
         self.source = source
         self.model, self.device, self.precision, self.config = model, device, precision, config
         self.language, self.task, self.hotwords = language, task, hotwords
-        self.cancel = _StopEvent(source)
+        self.cancel = CancelEvent(source.stop)      # worker cancel / shutdown: the source ends
 
     title = "dictate"
 

@@ -17,7 +17,7 @@ from speechstudio.finetune.run import RunFolder
 from speechstudio.finetune.vits.trainer import TrainControl, train_voice
 from speechstudio.finetune.voice_run import (config_value, finetune_dir, run_lock, runs_dir, save_trained_voice,
                                              text_checker, train_config)
-from speechstudio.worker.jobs import Cancelled, Job
+from speechstudio.worker.jobs import CancelEvent, Cancelled, Job
 from speechstudio.worker.status import Status
 
 
@@ -172,7 +172,7 @@ class TrainingJob(Job):
     def __init__(self, run_dir: Path, control) -> None:
         super().__init__()
         self.run_dir, self.control = Path(run_dir), control
-        self._finished = threading.Event()
+        self.cancel = CancelEvent(self.stop)     # the worker's cancel ends training the same way Stop does
 
     def pause(self) -> None:
         self.control.pause.set()
@@ -200,23 +200,11 @@ class TrainingJob(Job):
 
     def run(self, models) -> Iterator[object]:
         self._prepare()
-        watcher = threading.Thread(target=self._watch_cancel, daemon=True)
-        watcher.start()
-        try:
-            with run_lock(self.run_dir):
-                for ev in self._train(models):
-                    if type(ev).__name__ == "DoneEvent":
-                        self.result = ev
-                    yield ev
-        finally:
-            self._finished.set()
-
-    def _watch_cancel(self) -> None:
-        # the worker's cancel ends training the same way Stop does
-        while not self._finished.is_set():
-            if self.cancel.wait(0.2):
-                self.stop()
-                return
+        with run_lock(self.run_dir):
+            for ev in self._train(models):
+                if type(ev).__name__ == "DoneEvent":
+                    self.result = ev
+                yield ev
 
 
 class FineTuneJob(TrainingJob):

@@ -23,6 +23,19 @@ class Cancelled(Exception):
     """Raised inside a job's work when its cancel event is set; the job catches it."""
 
 
+class CancelEvent(threading.Event):
+    """A job's cancel event that also calls ``on_set()`` when set (worker cancel / shutdown): ending a
+    source, stopping a trainer."""
+
+    def __init__(self, on_set: Callable[[], None]) -> None:
+        super().__init__()
+        self._on_set = on_set
+
+    def set(self) -> None:  # noqa: A003
+        super().set()
+        self._on_set()
+
+
 class Job:
     """Base class: override :meth:`run` and :meth:`describe`."""
 
