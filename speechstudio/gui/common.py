@@ -124,6 +124,12 @@ def add_row(t: QTableWidget, texts, tips=None) -> int:
     return r
 
 
+def chosen(t: QTableWidget, items: list):
+    """``items[row]`` of the first row selected in ``t``; ``None`` when none is (or it is past ``items``' end)."""
+    rows = t.selectionModel().selectedRows() if t.selectionModel() else []
+    return items[rows[0].row()] if rows and rows[0].row() < len(items) else None
+
+
 def spin(name: str, lo: int, hi: int, value: int, special: str = "", tip: str = "", *, suffix: str = "",
          step: int = 1) -> QSpinBox:
     """A spin box from ``lo`` to ``hi`` at ``value`` with its accessible name; ``special``: the text shown at ``lo``."""

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDialog, QHeaderView, QLabel
 
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.gui.common import add_row, button, combo, hrow, table, vbox
+from speechstudio.gui.common import add_row, button, chosen, combo, hrow, table, vbox
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 from speechstudio.gui.wording import speed
@@ -78,8 +78,7 @@ class HistoryDialog(QDialog):
         self._update_buttons()
 
     def selected(self):
-        rows = self.table.selectionModel().selectedRows()
-        return self.records[rows[0].row()] if rows else None
+        return chosen(self.table, self.records)
 
     def _update_buttons(self) -> None:
         rec = self.selected()

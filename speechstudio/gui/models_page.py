@@ -13,7 +13,7 @@ from speechstudio.asr.family import capabilities
 from speechstudio.asr.family import label as family_label
 from speechstudio.asr.languages import language_name
 from speechstudio.disk import format_size
-from speechstudio.gui.common import (WrapLabel, add_row, asker, button, combo, fit_columns, hrow, named, show_error,
+from speechstudio.gui.common import (WrapLabel, add_row, asker, button, chosen, combo, fit_columns, hrow, named, show_error,
                                      table, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import short_path
@@ -228,13 +228,8 @@ class ModelsPage(QWidget):
         self.fit_columns()
         self._update_buttons()
 
-    def _selected_model(self):
-        rows = self.table.selectionModel().selectedRows()
-        return self.models[rows[0].row()] if rows and rows[0].row() < len(self.models) else None
-
     def _selected_voice(self):
-        rows = self.voice_table.selectionModel().selectedRows()
-        return self.voices[rows[0].row()] if rows and rows[0].row() < len(self.voices) else None
+        return chosen(self.voice_table, self.voices)
 
     def _show_details(self, m) -> None:
         """The Details line of model ``m``: Hub name(s), name in the model lists, engine, languages, description."""
@@ -250,7 +245,7 @@ class ModelsPage(QWidget):
         self.details_label.setText("\n".join(line for line in lines if line))
 
     def _update_buttons(self) -> None:
-        m = self._selected_model()
+        m = chosen(self.table, self.models)
         self._show_details(m)
         downloading = self.download_job is not None
         # offline a download is still allowed (the network may be back); it fails with the reason
@@ -264,7 +259,7 @@ class ModelsPage(QWidget):
         self.remove_voice_btn.setEnabled(v is not None and v.origin == "store")
 
     def download_selected(self) -> None:
-        m = self._selected_model()
+        m = chosen(self.table, self.models)
         if m is not None and not m.installed:
             self.download(m.name)
 
@@ -325,7 +320,7 @@ class ModelsPage(QWidget):
         return QMessageBox.question(self, title, question) == QMessageBox.StandardButton.Yes
 
     def _remove_selected(self) -> None:
-        m = self._selected_model()
+        m = chosen(self.table, self.models)
         if m is not None and self._asked("Remove model", f"Delete {m.name} from disk?"):
             self.remove_model(m.name)
 

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QDialog, QHeaderView, QInputDialog, QMessageBox
 
 from speechstudio.diarize.library import load_library, remove_voice, rename_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import add_row, button, hrow, note_label, table, vbox
+from speechstudio.gui.common import add_row, button, chosen, hrow, note_label, table, vbox
 
 COLS = ("Name", "Made from", "Saved")
 
@@ -55,8 +55,7 @@ class SpeakersDialog(QDialog):
         self._update_buttons()
 
     def selected(self) -> str | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.voices[rows[0].row()].name if rows else None
+        return getattr(chosen(self.table, self.voices), "name", None)
 
     def select(self, name: str) -> None:
         for i, v in enumerate(self.voices):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from speechstudio.batch.export import write_transcript
+from speechstudio.gui.common import chosen
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.transcript_view import QueueRow
 from speechstudio.gui.wording import plain_error
@@ -29,9 +30,7 @@ class TranscribePlaybackMixin:
             self.status_message.emit(f"exported {result}" if status == "done" else f"export failed: {plain_error(result)}")
 
     def _selected_row(self) -> QueueRow | None:
-        sel = self.table.selectionModel().selectedRows()
-        i = sel[0].row() if sel else -1
-        return self.rows[i] if 0 <= i < len(self.rows) else None
+        return chosen(self.table, self.rows)
 
     def _show_selected(self) -> None:
         self.transcript.show_row(self._selected_row())
