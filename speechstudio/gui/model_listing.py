@@ -12,10 +12,8 @@ from speechstudio.hub.packages import find_package_model
 from speechstudio.hub.resolve import default_asr_model
 
 #: VITS voices `speechstudio voices download` can fetch (transformers VitsModel checkpoints on the
-#: Hugging Face Hub: the MMS-TTS model cards (CC BY-NC 4.0) and kakao-enterprise's vits-ljs / vits-vctk).
-DOWNLOADABLE_VOICES = ("facebook/mms-tts-eng", "facebook/mms-tts-deu", "facebook/mms-tts-fra",
-                       "facebook/mms-tts-spa", "kakao-enterprise/vits-ljs", "kakao-enterprise/vits-vctk")
-#: the names the voice download list shows (the Hub id stays the item's data and its tooltip)
+#: Hugging Face Hub: the MMS-TTS model cards (CC BY-NC 4.0) and kakao-enterprise's vits-ljs / vits-vctk), in the
+#: order listed -> the names the voice download list shows (the Hub id stays the item's data and its tooltip)
 VOICE_NAMES = {"facebook/mms-tts-eng": "English (MMS)", "facebook/mms-tts-deu": "German (MMS)",
                "facebook/mms-tts-fra": "French (MMS)", "facebook/mms-tts-spa": "Spanish (MMS)",
                "kakao-enterprise/vits-ljs": "English, woman (LJ Speech)",

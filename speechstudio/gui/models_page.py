@@ -17,7 +17,7 @@ from speechstudio.gui.common import (WrapLabel, add_row, asker, button, chosen, 
                                      table, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import short_path
-from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
+from speechstudio.gui.model_listing import VOICE_NAMES, PageListing, list_for_page
 from speechstudio.gui.wording import automatic_model, model_name, plain_error
 from speechstudio.hub.inventory import remove_model
 from speechstudio.hub.store import import_model
@@ -122,10 +122,10 @@ class ModelsPage(QWidget):
             self, "Import a Piper voice", self.import_voice, "Piper voice (*.onnx)"))
         self.remove_voice_btn = button("Remove voice", "Remove selected voice", slot=self._remove_voice_selected)
         # plain names; the Hub id is the data and the tooltip (typed ids work too)
-        self.voice_id_box = combo("Voice to download", [(VOICE_NAMES.get(i, i), i) for i in DOWNLOADABLE_VOICES],
+        self.voice_id_box = combo("Voice to download", [(name, i) for i, name in VOICE_NAMES.items()],
                                   "A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, "
                                   "kakao-enterprise/vits-ljs…)", editable=True)
-        for i, hf_id in enumerate(DOWNLOADABLE_VOICES):
+        for i, hf_id in enumerate(VOICE_NAMES):
             self.voice_id_box.setItemData(i, hf_id, Qt.ItemDataRole.ToolTipRole)
         self.voice_id_box.setMinimumContentsLength(18)
         self.download_voice_btn = button("Download voice", "Download the voice", slot=self.download_voice_selected)
