@@ -16,6 +16,7 @@ from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, action, asker, 
                                      flow, hrow, named, setting_list, settings, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
+from speechstudio.gui.preferences import FORMATS, PRECISIONS
 from speechstudio.gui.queue_keeper import QueueKeeper
 from speechstudio.gui.queue_table import QueueTable
 from speechstudio.gui.speakers_dialog import SpeakersDialog
@@ -25,8 +26,6 @@ from speechstudio.gui.transcribe_run import TranscribeRunMixin
 from speechstudio.gui.transcribe_watch import TranscribeWatchMixin, subtitle_options
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView
 from speechstudio.worker.jobs import ProbeJob
-
-FORMATS = ("txt", "srt", "vtt", "json")
 
 
 class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybackMixin, QWidget):
@@ -80,7 +79,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                    stretch=False)
         self.details = Details("Details", key="transcribe")
         self.device_box = device_picker("Device")
-        self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
+        self.precision_box = combo("Precision", PRECISIONS,
                                    "Number format on the GPU: auto picks fp16 on NVIDIA GPUs (faster, half the "
                                    "memory) and fp32 on the CPU")
         self.channels_box = combo("Channels", [("auto", "auto"), ("mixed", "mix"), ("one person each", "split")],
