@@ -195,13 +195,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             try:
                 self.audio.claim_mic("Dictate")
                 source = MicSource(self.mic_box.currentData(), block_ms=20.0, backend=self.audio.backend)
-            except SpeechStudioError as e:
-                self.audio.release_mic("Dictate")
-                self._error(dictate("cannot", why=e))
-                return False
             except Exception as e:  # noqa: BLE001 - a broken driver is a message, not a crash
                 self.audio.release_mic("Dictate")
-                self._error(dictate("mic_broken", why=plain_error(e)))
+                self._error(dictate("cannot", why=e) if isinstance(e, SpeechStudioError)
+                            else dictate("mic_broken", why=plain_error(e)))
                 return False
         self._new_utterance_block()
         self.result = None

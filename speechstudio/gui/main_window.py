@@ -343,11 +343,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         """Stop audio, the monitor and the workers (cancels running jobs)."""
         self.audio.shutdown()
         self.monitor.stop()
-        if self.dictate is not None and hasattr(self.dictate, "shutdown"):
-            self.dictate.shutdown()  # global hotkey, tray icon, captions window
-        if self.clone is not None:
-            self.clone.shutdown()  # stops training (a checkpoint is saved) and its worker
-        if self.adapt is not None:
-            self.adapt.shutdown()
+        for page in (self.dictate, self.clone, self.adapt):  # Dictate: global hotkey, tray icon, captions window;
+            if page is not None and hasattr(page, "shutdown"):  # the wizards: training stops (a checkpoint is saved)
+                page.shutdown()
         for e in (self.compute, self.io, self.downloads):
             e.shutdown(timeout=3)
