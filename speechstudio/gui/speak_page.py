@@ -167,9 +167,13 @@ class SpeakPage(QWidget):
         if not self.can_play() and self.job_id is None and self.audio.available:
             self.info.setText(NO_OUTPUT)
 
+    def _say(self, line: str, status: str | None = None) -> None:
+        """``line`` on the page and ``status`` (default: the same) on the status line."""
+        self.info.setText(line)
+        self.status_message.emit(line if status is None else status)
+
     def _offer_save(self) -> None:
-        self.info.setText(NO_OUTPUT)
-        self.status_message.emit(NO_OUTPUT)
+        self._say(NO_OUTPUT)
         self.save_btn.setFocus()
 
     def edit_lexicon(self) -> int:
@@ -185,8 +189,7 @@ class SpeakPage(QWidget):
     def _has_text(self) -> bool:
         """Whether there is text to speak (else the status line says so)."""
         if not self.text.toPlainText().strip():
-            self.status_message.emit("nothing to speak: type some text first")
-            self.info.setText("Nothing to speak: type some text first.")   # on the page too (it said the last save)
+            self._say("Nothing to speak: type some text first.", "nothing to speak: type some text first")
             return False
         return True
 
@@ -321,15 +324,12 @@ class SpeakPage(QWidget):
         if self._started_stream:
             self.audio.finish_stream()
         if status == "failed":
-            self.info.setText(f"failed: {plain_error(result)}")
-            self.status_message.emit(f"speech failed: {plain_error(result)}")
+            self._say(f"failed: {plain_error(result)}", f"speech failed: {plain_error(result)}")
         elif status == "cancelled":
-            self.info.setText("stopped")
-            self.status_message.emit("speech stopped")       # a line, so an earlier failure does not stay
+            self._say("stopped", "speech stopped")       # a line, so an earlier failure does not stay
         elif isinstance(result, tuple) and len(result) == 3:
             dur, n, path = result
-            self.info.setText(f"saved {dur:.1f} s ({n} sentence{'s' if n != 1 else ''}) to {path}")
-            self.status_message.emit(f"saved {path}")
+            self._say(f"saved {dur:.1f} s ({n} sentence{'s' if n != 1 else ''}) to {path}", f"saved {path}")
         elif isinstance(result, str):  # save cancelled
             self.info.setText(result)
         else:
@@ -352,7 +352,7 @@ class SpeakDocuments(QObject):
     """The page's documents (the CLI's ``speak --file`` and ``audiobook``): buttons ``open_btn`` (Open text…:
     text, Markdown, EPUB) and ``book_btn`` (Audiobook…: a file per chapter and an ``.m4b`` with chapter marks, an
     ``AudiobookJob``) for ``page`` (a ``SpeakPage``: its ``text``, ``info``, ``compute``, ``_job()`` and
-    ``status_message``). ``book_finished(status)`` when an audiobook ends."""
+    ``_say()``). ``book_finished(status)`` when an audiobook ends."""
 
     book_finished = Signal(str)
 
@@ -438,11 +438,9 @@ class SpeakDocuments(QObject):
             book = f" and {result.book_file.name}" if result.book_file else ""
             line = (f"audiobook: {len(result.files)} chapter file{'s' if len(result.files) != 1 else ''}{book} in "
                     f"{folder} ({sum(result.durations_s) / 60:.1f} min)")
-            self.page.info.setText(line)
-            self.page.status_message.emit(line)
+            self.page._say(line)
         elif status == "failed":
-            self.page.info.setText(f"audiobook failed: {plain_error(result)}")
-            self.page.status_message.emit(f"audiobook failed: {plain_error(result)}")
+            self.page._say(f"audiobook failed: {plain_error(result)}")
         else:
             self.page.info.setText("audiobook stopped: the chapters done are kept; make it again into the same "
                                    "folder to go on")
