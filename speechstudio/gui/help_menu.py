@@ -80,10 +80,9 @@ def piper_voice_licenses() -> list[tuple[str, str]]:
 
 def about_html() -> str:
     """The About box text (HTML): app version and license, Python, Qt, libraries, model licenses."""
-    try:
-        app_license = _dist_license(metadata.distribution("speechstudio")) or "GPL-3.0-or-later"
-    except metadata.PackageNotFoundError:
-        app_license = "GPL-3.0-or-later"
+    app_license = "GPL-3.0-or-later"
+    with suppress(metadata.PackageNotFoundError):
+        app_license = _dist_license(metadata.distribution("speechstudio")) or app_license
     lib_rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(v)}</td><td>{html.escape(lic)}</td></tr>"
                        for n, v, lic in library_versions())
     model_rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(lic)}</td></tr>" for n, lic in model_licenses())
