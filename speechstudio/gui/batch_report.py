@@ -34,14 +34,6 @@ def report_text(summary, wall_s: float) -> tuple[str, str]:
     return line, details
 
 
-def output_folder(summary) -> Path | None:
-    """The folder most outputs went to (``None`` when nothing was written)."""
-    folders = [p.parent for p in summary.outputs]
-    if not folders:
-        return None
-    return max(set(folders), key=folders.count)
-
-
 class BatchReport(QWidget):
     """The line under the queue after a batch; ``open_btn`` opens the output folder."""
 
@@ -61,7 +53,8 @@ class BatchReport(QWidget):
         line, details = report_text(summary, wall_s)
         self.label.setText(line)
         self.label.setToolTip(details or line)
-        self.folder = output_folder(summary)
+        folders = [p.parent for p in summary.outputs]    # the folder most outputs went to, None: nothing written
+        self.folder = max(set(folders), key=folders.count) if folders else None
         self.open_btn.setVisible(self.folder is not None)
         self.show()
         return line

@@ -3,14 +3,14 @@ commands, the captions window, the global hotkey, the tray icon and a sound cue 
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QSystemTrayIcon, QWidget
 
 from speechstudio.asr.family import capabilities
 from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.captions import CaptionsWindow
 from speechstudio.gui.common import bare, button, combo, hrow, line_edit, named, settings, vbox
-from speechstudio.gui.tray import DictationTray, cue_tone, tray_available
+from speechstudio.gui.tray import DictationTray, cue_tone
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
            ("paste", "Paste into the focused app"), ("clipboard", "Copy to the clipboard"))
@@ -258,7 +258,7 @@ class AnywherePanel(QWidget):
             self.control = None
 
     def _start_tray(self) -> None:
-        if not tray_available():
+        if not QSystemTrayIcon.isSystemTrayAvailable():  # the desktop has no tray (notification area)
             self._note("no system tray on this desktop: the hotkey works without the tray icon")
             return
         self.tray = DictationTray(self)

@@ -10,19 +10,15 @@ from PySide6.QtWidgets import QFileDialog
 from speechstudio.gui.common import settings
 
 
-def documents_folder() -> Path:
-    """The user's Documents folder when it exists (XDG ``DOCUMENTS`` / ``~/Documents``), else home."""
-    for where in (QStandardPaths.StandardLocation.DocumentsLocation, QStandardPaths.StandardLocation.HomeLocation):
-        found = QStandardPaths.writableLocation(where)
+def save_folder() -> Path:
+    """The folder a Save dialog starts in: the last one saved into (if it still exists), else the user's Documents
+    folder when it exists (XDG ``DOCUMENTS`` / ``~/Documents``), else home."""
+    last = str(settings().value("save/last_dir", "") or "")
+    places = (QStandardPaths.StandardLocation.DocumentsLocation, QStandardPaths.StandardLocation.HomeLocation)
+    for found in (last, *(QStandardPaths.writableLocation(where) for where in places)):
         if found and Path(found).is_dir():
             return Path(found)
     return Path.home()
-
-
-def save_folder() -> Path:
-    """The folder a Save dialog starts in: the last one saved into (if it still exists), else the Documents folder."""
-    last = str(settings().value("save/last_dir", "") or "")
-    return Path(last) if last and Path(last).is_dir() else documents_folder()
 
 
 def ask_save_path(parent, title: str, name: str, filters: str) -> str:

@@ -14,12 +14,6 @@ LOCK_FILE = "app.lock"
 _TIMEOUT_MS = 5000
 
 
-def _server_name(data_dir: Path) -> str:
-    """A socket name per data folder (short: Unix socket paths are limited to ~100 bytes)."""
-    digest = hashlib.sha1(os.fsencode(str(Path(data_dir).resolve()))).hexdigest()[:16]
-    return f"speechstudio-{digest}"
-
-
 class SingleInstance(QObject):
     """The lock and the socket of one data folder. :meth:`acquire` in the first process (then
     ``files_received(list[str])`` brings each later launch's files); :meth:`send` in a later one."""
@@ -30,7 +24,8 @@ class SingleInstance(QObject):
         super().__init__()
         self.data_dir = Path(data_dir)
         self.lock_path = self.data_dir / LOCK_FILE
-        self.name = _server_name(self.data_dir)
+        # the socket's name, one per data folder (short: Unix socket paths are limited to ~100 bytes)
+        self.name = f"speechstudio-{hashlib.sha1(os.fsencode(str(self.data_dir.resolve()))).hexdigest()[:16]}"
         self._lock: QLockFile | None = None
         self._server: QLocalServer | None = None
 

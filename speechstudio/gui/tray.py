@@ -12,11 +12,6 @@ from speechstudio.gui.common import action
 STATES = {"idle": "#8a8a8a", "listening": "#d92b2b", "error": "#e0a000"}
 
 
-def tray_available() -> bool:
-    """True when the desktop has a system tray (notification area)."""
-    return QSystemTrayIcon.isSystemTrayAvailable()
-
-
 def state_icon(state: str, size: int = 64) -> QIcon:
     """A round icon in the state's colour (:data:`STATES`) with a white microphone."""
     pm = QPixmap(size, size)

@@ -5,21 +5,15 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 
-def scroll_area_of(widget: QWidget) -> QScrollArea | None:
-    """The nearest scroll area around ``widget`` (``None`` when there is none)."""
-    w = widget.parentWidget()
-    while w is not None and not isinstance(w, QScrollArea):
-        w = w.parentWidget()
-    return w
-
-
 class WheelToPage(QObject):
     """Event filter: a wheel event without Ctrl goes to the page's scroll bar instead of the chart."""
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if event.type() != QEvent.Type.Wheel or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             return False
-        area = scroll_area_of(obj) if isinstance(obj, QWidget) else None
+        area = obj.parentWidget() if isinstance(obj, QWidget) else None
+        while area is not None and not isinstance(area, QScrollArea):   # the nearest scroll area around it
+            area = area.parentWidget()
         if area is not None:
             QApplication.sendEvent(area.verticalScrollBar(), event.clone())
         return True  # never zoom the chart without Ctrl
