@@ -88,16 +88,15 @@ class MainWindow(WindowMenusMixin, QMainWindow):
                 worker.busy_changed.connect(lambda flag, name=name: worker_busy(name, flag))
 
         self._mel = None
-        self.mel_dock = QDockWidget("Sound picture (spectrogram)", self)
-        self.mel_dock.setObjectName("mel_dock")
-        self.mel_dock.setWidget(QLabel("Sound picture loading…"))
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.mel_dock)
         self.gpu = GpuPanel()
-        self.gpu_dock = QDockWidget("GPU monitor", self)
-        self.gpu_dock.setObjectName("gpu_dock")
-        self.gpu_dock.setWidget(self.gpu)
-        # beside the mel view, under the pages: the pages get the window's full width
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gpu_dock)
+        for name, title, body in (("mel_dock", "Sound picture (spectrogram)", QLabel("Sound picture loading…")),
+                                  ("gpu_dock", "GPU monitor", self.gpu)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(name)
+            dock.setWidget(body)
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+            setattr(self, name, dock)
+        # the GPU monitor beside the mel view, under the pages: the pages get the window's full width
         self.splitDockWidget(self.mel_dock, self.gpu_dock, Qt.Orientation.Horizontal)
         self._fit_docks()
         self.resizeDocks([self.mel_dock, self.gpu_dock], [900, 340], Qt.Orientation.Horizontal)
