@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRect, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPen, QPolygonF
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLayout, QLineEdit,
-                               QMessageBox,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLayout,
+                               QLineEdit, QMessageBox,
                                QPushButton, QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -95,10 +95,12 @@ def refill(box: QComboBox, items, keep=None) -> None:
 
 
 def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
-          stretch_last: bool = True, single: bool = False, t: QTableWidget | None = None) -> QTableWidget:
+          stretch_last: bool = True, single: bool = False, t: QTableWidget | None = None,
+          stretch: int | None = None) -> QTableWidget:
     """A table of ``headers`` (``t``, else a new one) that selects whole rows (one at a time when ``single``), with
     its accessible name; read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched
-    unless ``stretch_last`` is False; Tab goes to the next widget unless ``editable``."""
+    unless ``stretch_last`` is False, or column ``stretch`` stretched and the others fitted to their contents;
+    Tab goes to the next widget unless ``editable``."""
     t = named(QTableWidget(rows, len(headers)) if t is None else t, name)
     t.setHorizontalHeaderLabels(list(headers))
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -107,7 +109,10 @@ def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers:
     if not editable:
         t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     t.verticalHeader().setVisible(numbers)
-    t.horizontalHeader().setStretchLastSection(stretch_last)
+    t.horizontalHeader().setStretchLastSection(stretch_last and stretch is None)
+    if stretch is not None:
+        t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        t.horizontalHeader().setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     t.setTabKeyNavigation(editable)   # Tab leaves a read-only table (the arrows move inside it); an editable one
     # goes from cell to cell as a spreadsheet does
     return t

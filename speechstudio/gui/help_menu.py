@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractButton, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget,
+from PySide6.QtWidgets import (QAbstractButton, QDialog, QDialogButtonBox, QMenu, QMessageBox, QTableWidget,
                                QWidget)
 
 from speechstudio import __version__
@@ -161,14 +161,10 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         self.setAccessibleName("Keyboard shortcuts")
         rows = window_shortcuts(win)
-        self.table = table("Shortcut list", ("Keys", "Action", "Where"), stretch_last=False)
+        self.table = table("Shortcut list", ("Keys", "Action", "Where"), stretch=1)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
         for row in rows:
             add_row(self.table, row, ("", "", ""))
-        head = self.table.horizontalHeader()
-        for col, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
-                                    QHeaderView.ResizeMode.ResizeToContents)):
-            head.setSectionResizeMode(col, mode)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         vbox(self, self.table, buttons)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QDialog, QHeaderView, QLabel
+from PySide6.QtWidgets import QDialog, QLabel
 
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError, UsageError
@@ -48,10 +48,7 @@ class HistoryDialog(QDialog):
         self.store = store
         self.setWindowTitle("History")
         self.resize(1000, 480)
-        self.table = table("Past transcriptions", COLS, stretch_last=False)
-        h = self.table.horizontalHeader()
-        h.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table = table("Past transcriptions", COLS, stretch=0)
         self.open_btn = button("Open", "", "Open the transcript (the first output) in its application",
                                self.open_selected)
         self.format_box = combo("Re-export format", [f for f in FORMATS if f != "json"])

@@ -3,7 +3,7 @@ delete. Voices are added from the transcript editor ("Remember voice")."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDialog, QHeaderView, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
 
 from speechstudio.diarize.library import load_library, remove_voice, rename_voice
 from speechstudio.errors import SpeechStudioError
@@ -23,11 +23,9 @@ class SpeakersDialog(QDialog):
         self.note = note_label("About known voices", "Voices you saved are named in new transcripts when speaker "
                                "labels are on. Save one from the transcript editor: rename a speaker, then "
                                "\"Remember voice\".")
-        self.table = table("Known voices", COLS, single=True, stretch_last=False)
+        self.table = table("Known voices", COLS, single=True, stretch=1)   # "Made from" gets the room
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # a long file name keeps its start and end
-        for col, mode in enumerate(("ResizeToContents", "Stretch", "ResizeToContents")):  # "Made from" gets the room
-            self.table.horizontalHeader().setSectionResizeMode(col, getattr(QHeaderView.ResizeMode, mode))
         self.problems = note_label("Known voices problems")
         self.rename_btn = button("Rename…", "Rename the selected voice", slot=self._rename_dialog)
         self.delete_btn = button("Delete", "Delete the selected voice", slot=self._delete_selected)
