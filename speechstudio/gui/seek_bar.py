@@ -69,9 +69,7 @@ class SeekBar(QWidget):
         self.seeked.emit(t)
 
     def _clicked(self, t: float) -> None:  # on the waveform
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(int(round(t * STEPS_PER_S)))
-        self._say(t)
+        self.show_position(t)
         self.seeked.emit(t)
 
     def _say(self, seconds: float) -> None:
