@@ -5,7 +5,7 @@ import collections
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRect, QSettings, QSize, Qt
+from PySide6.QtCore import QPointF, QRect, QSettings, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLayout,
                                QLineEdit, QMessageBox,
@@ -82,16 +82,15 @@ def refill(box: QComboBox, items, keep=None) -> None:
     """Replace ``box``'s items (texts, or ``(text, data)`` pairs) without emitting its signals and choose
     ``keep`` (an item's data, else its text) when listed, else the first item; an editable box keeps
     ``keep`` as its text."""
-    was = box.blockSignals(True)
-    box.clear()
-    for item in items:
-        box.addItem(*item) if isinstance(item, tuple) else box.addItem(item)
-    if box.isEditable() and keep is not None:
-        box.setCurrentText(str(keep))
-    else:
-        i = box.findData(keep) if keep is not None else 0
-        box.setCurrentIndex(i if i >= 0 else max(0, box.findText(str(keep))))
-    box.blockSignals(was)
+    with QSignalBlocker(box):
+        box.clear()
+        for item in items:
+            box.addItem(*item) if isinstance(item, tuple) else box.addItem(item)
+        if box.isEditable() and keep is not None:
+            box.setCurrentText(str(keep))
+        else:
+            i = box.findData(keep) if keep is not None else 0
+            box.setCurrentIndex(i if i >= 0 else max(0, box.findText(str(keep))))
 
 
 def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
