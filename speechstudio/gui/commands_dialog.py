@@ -3,10 +3,10 @@ is said and what it does (a punctuation mark, a line break, any text, "scratch t
 dictating"). Saved atomically to ``<data dir>/dictation/commands.json``."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidgetItem
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel
 
 from speechstudio.dictation.commands import DEFAULT_COMMANDS, Command, CommandTable, CommandTableError, key
-from speechstudio.gui.common import button, combo, hrow, note_label, table as table_widget, vbox
+from speechstudio.gui.common import add_row, button, combo, hrow, note_label, table as table_widget, vbox
 
 #: What the "Does" column offers; any other text is inserted as typed ("\\n" = a line break).
 PRESETS = {",": ", (comma)", ".": ". (full stop)", "?": "? (question mark)", "!": "! (exclamation mark)",
@@ -62,11 +62,8 @@ class CommandsDialog(QDialog):
         self._fill(self._lang)
 
     def _add_row(self, c: Command) -> None:
-        r = self.grid.rowCount()
-        self.grid.insertRow(r)
-        self.grid.setItem(r, 0, QTableWidgetItem(c.say))
-        does = combo("", PRESETS.values(), current=describe(c), editable=True)
-        self.grid.setCellWidget(r, 1, does)
+        r = add_row(self.grid, (c.say,), ("",))
+        self.grid.setCellWidget(r, 1, combo("", PRESETS.values(), current=describe(c), editable=True))
 
     def _fill(self, lang: str) -> None:
         self.grid.setRowCount(0)
