@@ -104,12 +104,10 @@ class WindowMenusMixin:
         for page, name in ((t, "transcribe"), (self.dictate, "dictate")):
             if page is None:
                 continue
-            if new.device != old.device and hasattr(page, "device_box"):
-                page.device_box.setCurrentText(new.device)
-                done.append(f"{name} device")
-            if new.precision != old.precision and hasattr(page, "precision_box"):
-                page.precision_box.setCurrentText(new.precision)
-                done.append(f"{name} precision")
+            for key in ("device", "precision"):   # each into the page's device_box / precision_box
+                if getattr(new, key) != getattr(old, key) and hasattr(page, f"{key}_box"):
+                    getattr(page, f"{key}_box").setCurrentText(getattr(new, key))
+                    done.append(f"{name} {key}")
         theme = ""
         if new.theme != old.theme:
             if getattr(self, "models", None) is not None:
