@@ -224,11 +224,9 @@ class FlowLayout(QLayout):
                      self._height or one_line)
 
     def minimumSize(self) -> QSize:  # noqa: N802 - the widest item, the height at the current width
-        size = QSize()
-        for item in self._items:
-            size = size.expandedTo(item.minimumSize())
+        width = max((item.minimumSize().width() for item in self._items), default=-1)
         m = self.contentsMargins()
-        return QSize(size.width() + m.left() + m.right(), self.sizeHint().height())
+        return QSize(width + m.left() + m.right(), self.sizeHint().height())
 
     def _place(self, rect: QRect, move: bool) -> int:
         """Lay the items out in ``rect`` (when ``move``); the height they take."""
