@@ -267,10 +267,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.audio.release_mic("Dictate")
         self.meter.set_level(-100.0)
         if self.stable_text or self.tail_text:  # no final came (an error): keep the stable words, drop the grey
-            piece = self.stable_text
-            self.finished_text = " ".join(p for p in (self.finished_text, piece) if p)
-            self.stable_text = self.tail_text = ""
-            self._render(final_piece=piece)
+            self.finish_utterance(self.stable_text)
         if isinstance(result, DictateResult):
             self.result = result
             self.state_label.setText(dictate("stopped"))

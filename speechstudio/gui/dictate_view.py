@@ -20,15 +20,18 @@ class LiveTranscriptView:
         self.latency_ms = lag * 1000.0
         self.latency_label.setText(dictate("latency", ms=self.latency_ms))
         if u.kind == "final":
-            if u.stable_text:
-                self.finished_text = " ".join(p for p in (self.finished_text, u.stable_text) if p)
-            self.stable_text, self.tail_text = "", ""
-            self._render(final_piece=u.stable_text)
+            self.finish_utterance(u.stable_text)
         else:
             self.stable_text, self.tail_text = u.stable_text, u.tail_text
             self._render()
         self.transcript_changed.emit()
         self._update_buttons()
+
+    def finish_utterance(self, piece: str) -> None:
+        """The current utterance ends as ``piece`` (its stable words), joining the finished text; its tail goes."""
+        self.finished_text = " ".join(p for p in (self.finished_text, piece) if p)
+        self.stable_text, self.tail_text = "", ""
+        self._render(final_piece=piece)
 
     def _render(self, final_piece: str | None = None) -> None:
         """Rewrite the document from ``_mark`` (the current utterance) to the end."""
