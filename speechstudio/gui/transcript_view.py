@@ -155,8 +155,7 @@ class TranscriptView(QWidget):
         """Show the editor on the selected row's transcript (``on``) or the segment table."""
         row = self.row
         doc = self._document(row) if on and row is not None else None
-        if on and doc is None:
-            on = False
+        on = on and doc is not None
         if self.edit_btn.isChecked() != on and self.edit_btn.isEnabled():
             with QSignalBlocker(self.edit_btn):
                 self.edit_btn.setChecked(on)
