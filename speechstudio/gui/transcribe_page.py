@@ -257,8 +257,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
             if p.resolve() not in known and watch_id is None:
                 self._append(QueueRow(InputItem(p, None), status="ignored", reason=reason))
         if new:
-            job = ProbeJob([it.path for it in new])
-            self._probe_jobs.add(self.io.submit(job))
+            self._probe_jobs.add(self.io.submit(ProbeJob([it.path for it in new])))
         again = len(items) - len(new)
         self.status_message.emit(f"added {len(new)} file{'s' if len(new) != 1 else ''}"
                                  + (f", {again} already in the queue" if again else "")
