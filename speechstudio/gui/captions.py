@@ -46,10 +46,11 @@ class CaptionsWindow(QWidget):
             setattr(self, attr, kind(_num(s.value(f"captions/{key}"), DEFAULTS[key], *limits)))
         pos = s.value("captions/pos")
         self._apply()
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
         if isinstance(pos, QPoint):
             self.move(pos)
-        else:
-            self._default_position()
+        elif screen is not None:    # first shown: centred, just above the bottom of the screen
+            self.move(screen.center().x() - self.width() // 2, screen.bottom() - self.height() - 60)
 
     def set_text(self, stable: str, tail: str = "") -> None:
         """Show ``stable`` (white) followed by ``tail`` (grey); only the newest lines that fit."""
@@ -91,11 +92,6 @@ class CaptionsWindow(QWidget):
         self.setWindowOpacity(self.opacity)
         self._render()
         self.update()
-
-    def _default_position(self) -> None:
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        if screen is not None:
-            self.move(screen.center().x() - self.width() // 2, screen.bottom() - self.height() - 60)
 
     def set_font_pt(self, pt: int) -> None:
         self._set("font_pt", int(pt), FONT_RANGE)
