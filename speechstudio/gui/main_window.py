@@ -104,7 +104,9 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.monitor.sampled.connect(self.gpu.update_sample)
         set_font(self.nav, 12)  # not a style sheet: it would keep the light palette after a theme switch
         self.nav.setSpacing(4)
-        self._fit_nav()
+        # as wide as the longest page name ("Adapt recognition") at the list's 12 pt
+        longest = max(self.nav.fontMetrics().horizontalAdvance(name) for name in PAGES)
+        self.nav.setFixedWidth(max(130, longest + 2 * 6 + 2 * self.nav.frameWidth() + 8))
         self.nav.currentRowChanged.connect(self._page_shown)
 
         self._menus()
@@ -183,11 +185,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.resizeDocks([dock], [height], Qt.Orientation.Vertical)
             self._dock_set = height
         self._fit_h = self.height()
-
-    def _fit_nav(self) -> None:
-        """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
-        longest = max(self.nav.fontMetrics().horizontalAdvance(name) for name in PAGES)  # set_font(nav, 12) first
-        self.nav.setFixedWidth(max(130, longest + 2 * 6 + 2 * self.nav.frameWidth() + 8))
 
     @property
     def mel(self):
