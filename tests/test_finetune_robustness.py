@@ -350,6 +350,10 @@ def test_lr_option_sets_the_generator_rate_and_reaches_the_launch_line(tiny_base
     argv = _voice_argv(args)
     assert argv[argv.index("--lr") + 1] == "5e-06" and argv[-1] == "--multi-gpu"
     assert ap.parse_args(["finetune", "voice", "--base", "b", "--out", "o"]).lr is None
+    # an explicit --preset standard stays on the launch line: with --resume it replaces the run's own settings
+    resumed = ["finetune", "voice", "--base", "b", "--out", "o", "--resume"]
+    assert "--preset" not in _voice_argv(ap.parse_args(resumed))
+    assert _voice_argv(ap.parse_args(resumed + ["--preset", "standard"]))[6:8] == ["--preset", "standard"]
 
 
 def test_keep_base_pitch_trains_at_the_base_rate(tiny_base, prepared, tmp_path, home):

@@ -157,7 +157,7 @@ def clean_command(args) -> int:
 def _voice_argv(args) -> list[str]:
     """``finetune voice`` options of ``args`` as a command line (for the ``accelerate launch`` hint)."""
     argv = ["finetune", "voice"]
-    for flag, default in (("--base", None), ("--data", None), ("--out", None), ("--preset", "standard"),
+    for flag, default in (("--base", None), ("--data", None), ("--out", None), ("--preset", None),
                           ("--steps", None), ("--batch-size", None), ("--grad-accum", None), ("--lr", None),
                           ("--precision", "auto"), ("--device", "auto"), ("--checkpoint-every", None),
                           ("--run-dir", None), ("--speaker", None)):
