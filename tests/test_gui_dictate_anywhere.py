@@ -234,3 +234,17 @@ def test_commands_dialog_edits_and_saves_the_table(page, qtbot, home):
     en = t.for_language("en")
     assert en[-2:] == (Command("smiley face", ":-)"), Command("undo that", action="scratch"))
     assert en[0] == Command("comma", ",") and t.for_language("de")[0] == Command("komma", ",")
+
+
+def test_tray_show_keeps_a_maximised_window_maximised(page, qtbot):
+    """The tray's "Show SpeechStudio" un-maximised the window (showNormal); now it only un-minimises, as a second
+    launch does (single_instance.bring_to_front)."""
+    win = page.window()
+    win.showMaximized()
+    qtbot.waitUntil(win.isMaximized, timeout=5000)
+    page.anywhere._show_window()
+    assert win.isMaximized() and win.isVisible()
+    win.showMinimized()
+    qtbot.waitUntil(win.isMinimized, timeout=5000)
+    page.anywhere._show_window()
+    assert not win.isMinimized()

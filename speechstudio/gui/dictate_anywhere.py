@@ -10,6 +10,7 @@ from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.captions import CaptionsWindow
 from speechstudio.gui.common import bare, button, combo, hrow, line_edit, named, settings, vbox
+from speechstudio.gui.single_instance import bring_to_front
 from speechstudio.gui.tray import DictationTray, cue_tone
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
@@ -285,10 +286,7 @@ class AnywherePanel(QWidget):
             self.status_message.emit(f"`speechstudio dictate --toggle` unavailable: {e}")
 
     def _show_window(self) -> None:
-        w = self.page.window()
-        w.showNormal()
-        w.raise_()
-        w.activateWindow()
+        bring_to_front(self.page.window())
 
     def edit_commands(self) -> None:
         from speechstudio.gui.commands_dialog import CommandsDialog

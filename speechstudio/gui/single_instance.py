@@ -97,13 +97,18 @@ class SingleInstance(QObject):
                 read()
 
 
+def bring_to_front(win) -> None:
+    """Show ``win`` in front, un-minimised; a maximised window stays maximised."""
+    win.showNormal() if win.isMinimized() else win.show()
+    win.raise_()
+    win.activateWindow()
+
+
 def serve_window(instance: SingleInstance, win) -> None:
     """Files from a later launch: queued in ``win`` (its Transcribe page), which comes to the front."""
     def received(files: list) -> None:
         if files:
             win.open_paths(files)
-        win.showNormal() if win.isMinimized() else win.show()
-        win.raise_()
-        win.activateWindow()
+        bring_to_front(win)
 
     instance.files_received.connect(received)
