@@ -35,7 +35,8 @@ def torch_build() -> dict:
     return {"version": torch.__version__, "cuda": torch.version.cuda}
 
 
-def _nvml_text(value) -> str:
+def nvml_text(value) -> str:
+    """An NVML string (bytes in older nvidia-ml-py, str in newer) as str."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
@@ -57,10 +58,10 @@ def read_nvml() -> dict:
             h = pynvml.nvmlDeviceGetHandleByIndex(i)
             major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
             cc = (int(major), int(minor))
-            gpus.append({"name": _nvml_text(pynvml.nvmlDeviceGetName(h)),
+            gpus.append({"name": nvml_text(pynvml.nvmlDeviceGetName(h)),
                          "vram_bytes": int(pynvml.nvmlDeviceGetMemoryInfo(h).total),
                          "compute_capability": f"{cc[0]}.{cc[1]}", "fp16": cc >= (5, 3), "bf16": cc >= (8, 0)})
-        return {"driver": _nvml_text(pynvml.nvmlSystemGetDriverVersion()),
+        return {"driver": nvml_text(pynvml.nvmlSystemGetDriverVersion()),
                 "driver_cuda": f"{cuda_int // 1000}.{cuda_int % 1000 // 10}", "gpus": gpus}
     except Exception as e:
         return {"error": str(e)}

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import psutil
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from speechstudio.doctor.gpu import nvml_text
 from speechstudio.errors import ErrorLine
 
 log = logging.getLogger(__name__)
@@ -75,10 +76,6 @@ def _scaled(value, divisor: float = 1.0) -> float | None:
     return float(value) / divisor if value is not None else None
 
 
-def _text(value) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def sample_gpus() -> tuple[list[GpuSample], str, str]:
     """``(gpus, no_gpu_reason, driver_version)`` right now; the reason is an ``ErrorLine`` of kind ``gpu_monitor``
     without pynvml."""
@@ -121,13 +118,13 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
         throttle = (", ".join(w for bit, w in THROTTLE_REASONS.items() if mask & bit) or f"0x{mask:x}") if mask \
             else "none"
         out.append(GpuSample(
-            index=i, name=_text(name), util_pct=_scaled(util.gpu if util is not None else None),
+            index=i, name=nvml_text(name), util_pct=_scaled(util.gpu if util is not None else None),
             mem_used_mib=_scaled(mem.used if mem is not None else None, 2**20),
             mem_total_mib=_scaled(mem.total if mem is not None else None, 2**20),
             temp_c=_scaled(temp), power_w=_scaled(power, 1000), power_limit_w=_scaled(limit, 1000),
             sm_clock_mhz=_scaled(clock), throttle=throttle,
             process_vram_mib=_try(lambda: torch.cuda.memory_reserved(i) / 2**20) if cuda_on else None))
-    return out, "", _text(driver)
+    return out, "", nvml_text(driver)
 
 
 def sample_system() -> SystemSample:
