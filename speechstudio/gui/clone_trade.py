@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from speechstudio.finetune.run import RunError
 from speechstudio.finetune.trade import load_trade
@@ -137,12 +137,9 @@ class TradeView(QWidget):
         self.names: list[str] = []
         self.audio = audio
         self.summary = note_label("Which try is recommended", NOTHING_YET)
-        self.table = table("Tries of the voice", COLUMNS, stretch_last=False, single=True)
+        self.table = table("Tries of the voice", COLUMNS, single=True, stretch=len(COLUMNS) - 2)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(COLUMNS) - 2, QHeaderView.ResizeMode.Stretch)
-        header.setToolTip("Sounds like you: speaker similarity, your own recordings score about 0.9. Sounds "
+        self.table.horizontalHeader().setToolTip("Sounds like you: speaker similarity, your own recordings score about 0.9. Sounds "
                           "natural: predicted listener score from 1 to 5.")
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.table.setMinimumHeight(96)
