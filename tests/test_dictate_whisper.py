@@ -428,3 +428,36 @@ def test_pieces_whisper_writes_without_a_space_stay_in_their_word():
                                                             NS(language="ja", language_probability=0.99)))})
     assert [w.text for w in WhisperHypotheses(ja, language="ja")(np.zeros(16000, np.float32), "", 0.0)] == \
         ["今日", "は", "晴れ"]
+
+
+def test_a_segment_made_up_over_a_pause_is_dropped(monkeypatch):
+    """Dictating real speech with 1.5 s pauses, Whisper wrote "This is the first time I've been working on." and
+    "Thank you." over the pause before an endpoint, and the final decode committed them. A segment with half or
+    more of its words where the VAD hears no speech is dropped; a segment of speech keeps a word timed into the
+    pause."""
+    from types import SimpleNamespace as NS
+
+    from speechstudio.asr import whisper, whisper_buffer
+    from speechstudio.audio.vad import FRAME
+
+    frames = 4 * SR // FRAME
+    probs = np.where(np.arange(frames) * FRAME < 3 * SR, 0.9, 0.05).astype(np.float32)   # speech 0-3 s, then a pause
+    for module in (whisper, whisper_buffer):
+        monkeypatch.setattr(module, "default_probs", lambda audio: probs, raising=False)
+
+    def seg(*words):
+        return NS(no_speech_prob=0.2, compression_ratio=1.1,
+                  words=[NS(word=" " + w, start=a, end=b, probability=0.5) for w, a, b in words])
+
+    class Model:
+        def transcribe(self, audio, **kw):
+            return iter([seg(("were", 2.0, 2.3), ("comprised", 2.3, 2.8), ("in", 2.8, 3.0), ("classes.", 3.0, 3.3)),
+                         seg(("Thank", 3.05, 3.3), ("you.", 3.3, 3.6)),
+                         seg(("This", 3.2, 3.4), ("is", 3.4, 3.6), ("the", 3.6, 3.7), ("first", 3.7, 3.9))]), \
+                NS(language="en", language_probability=0.99)
+
+    rec = NS(sample_rate=SR, model_id="fake", device="cpu", multilingual=False, beam_size=1, model=Model(),
+             vad_filter=True, engine="whisper")
+    words = whisper_buffer.WhisperHypotheses(rec, language="en")(np.zeros(4 * SR, np.float32), "", 10.0)
+    assert [(w.text, w.start_s) for w in words] == [("were", 12.0), ("comprised", 12.3), ("in", 12.8),
+                                                    ("classes.", 13.0)]

@@ -8,20 +8,24 @@ import numpy as np
 from speechstudio.asr import family
 from speechstudio.asr.types import Word
 from speechstudio.asr.whisper import transcribe_speech
+from speechstudio.audio.vad import default_probs, speech_near
 
 LANGUAGE_SURE = 0.8       # language detection: keep the language from this probability on ...
 LANGUAGE_ENOUGH_S = 4.0   # ... or once it was detected on this much audio
 NO_SPEECH_DROP = 0.9      # words of segments with no_speech_prob above this are dropped (reference ts_words)
 # openai/whisper's compression_ratio_threshold (a repetition loop): re-decoded there, dropped here (temperature 0)
 COMPRESSION_DROP = 2.4
+# a segment with at least this share of its words where the VAD hears no speech (0.1 s around them) was made up
+# over a pause ("Thank you.", "This is the first time I've been working on."); docs/transcribe.md, Dictation
+SILENT_WORDS_DROP = 0.5
 # scripts written without spaces between words: faster-whisper's words join with "" there
 NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"})
 
 
 class WhisperHypotheses:
     """A :class:`BufferDecoder` over a ``WhisperRecognizer``: one decode of the buffer (committed text as
-    prompt, word times, temperature 0), words dropped for ``no_speech_prob`` > 0.9 or
-    :data:`COMPRESSION_DROP`. ``language`` None: detected until p >= 0.8 or 4 s, then kept; ``beam_size``
+    prompt, word times, temperature 0), words dropped for ``no_speech_prob`` > 0.9, :data:`COMPRESSION_DROP` or
+    :data:`SILENT_WORDS_DROP`. ``language`` None: detected until p >= 0.8 or 4 s, then kept; ``beam_size``
     None: 1 on CPU, the recogniser's on CUDA. Raises ``UsageError`` (the registry's option check: an unknown
     code, non-English on English-only)."""
 
@@ -51,8 +55,10 @@ class WhisperHypotheses:
         duration = audio.shape[0] / self.sample_rate
         if duration < 0.1:        # under 100 ms: nothing to find (and word alignment breaks)
             return []
+        vad = bool(getattr(self.recognizer, "vad_filter", True))
+        probs = default_probs(audio) if vad else None
         segments, info = transcribe_speech(
-            self.recognizer.model, audio, vad=bool(getattr(self.recognizer, "vad_filter", True)),
+            self.recognizer.model, audio, vad=vad, probs=probs,
             language=None if self._detect else self.language, task=self.task, beam_size=self.beam_size,
             word_timestamps=True, initial_prompt=prompt or None, condition_on_previous_text=False, temperature=0.0,
             hotwords=self.hotwords)
@@ -60,6 +66,9 @@ class WhisperHypotheses:
         spaced = self.separator == " "
         for s in segments:
             if s.no_speech_prob > NO_SPEECH_DROP or float(getattr(s, "compression_ratio", 0.0)) > COMPRESSION_DROP:
+                continue
+            silent = sum(not speech_near(probs, w.start, w.end) for w in s.words or ()) if probs is not None else 0
+            if s.words and silent >= SILENT_WORDS_DROP * len(s.words):
                 continue
             first = True
             for w in s.words or ():

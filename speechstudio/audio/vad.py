@@ -100,6 +100,14 @@ def default_spans(audio16k: np.ndarray, **options) -> list[tuple[int, int]]:
     return list(speech_spans(default_probs(audio16k), n, **options)) if n else []
 
 
+def speech_near(probs: np.ndarray, start_s: float, end_s: float, margin_s: float = 0.1) -> bool:
+    """True when a frame of ``probs`` (:func:`default_probs`, 16 kHz audio) within ``margin_s`` of ``start_s`` ..
+    ``end_s`` (s) reaches silero's speech threshold (0.5)."""
+    a = int(max(0.0, start_s - margin_s) * VAD_RATE) // FRAME
+    b = int((end_s + margin_s) * VAD_RATE) // FRAME + 1
+    return bool((np.asarray(probs[a:b]) >= _SPEECH_P).any())
+
+
 def speech_spans(probs: np.ndarray, n_samples: int, *, min_speech_ms: float = 250, min_silence_ms: float = 100,
                  pad_ms: float = 0, max_speech_s: float = float("inf")) -> tuple[tuple[int, int], ...]:
     """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see :meth:`SileroVad.probs`) of
