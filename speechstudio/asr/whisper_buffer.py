@@ -16,7 +16,7 @@ NO_SPEECH_DROP = 0.9      # words of segments with no_speech_prob above this are
 # openai/whisper's compression_ratio_threshold (a repetition loop): re-decoded there, dropped here (temperature 0)
 COMPRESSION_DROP = 2.4
 # a segment with at least this share of its words where the VAD hears no speech (0.1 s around them) was made up
-# over a pause ("Thank you.", "This is the first time I've been working on."); docs/transcribe.md, Dictation
+# over a pause ("Thank you.", "This is the first time I've been working on."); docs/transcribe.md, Live dictation
 SILENT_WORDS_DROP = 0.5
 # scripts written without spaces between words: faster-whisper's words join with "" there
 NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"})

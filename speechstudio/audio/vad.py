@@ -101,8 +101,8 @@ def default_spans(audio16k: np.ndarray, **options) -> list[tuple[int, int]]:
 
 
 def speech_near(probs: np.ndarray, start_s: float, end_s: float, margin_s: float = 0.1) -> bool:
-    """True when a frame of ``probs`` (:func:`default_probs`, 16 kHz audio) within ``margin_s`` of ``start_s`` ..
-    ``end_s`` (s) reaches silero's speech threshold (0.5)."""
+    """True when a frame of ``probs`` (float (frames,), :func:`default_probs` of 16 kHz audio, one per 32 ms) within
+    ``margin_s`` of ``start_s`` .. ``end_s`` (s from the audio's start) reaches silero's speech threshold (0.5)."""
     a = int(max(0.0, start_s - margin_s) * VAD_RATE) // FRAME
     b = int((end_s + margin_s) * VAD_RATE) // FRAME + 1
     return bool((np.asarray(probs[a:b]) >= _SPEECH_P).any())
